@@ -1,0 +1,5 @@
+import sys
+
+from freshpass.main import main
+
+sys.exit(main())

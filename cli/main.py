@@ -1,0 +1,74 @@
+"""`freshpass` command line: a thin dispatcher over one module per subcommand (design §8).
+
+Subcommand modules are imported lazily and keep heavy imports inside `run()`, so `freshpass facts` stays a fast
+process start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from freshpass import __version__
+
+# name -> one-line help; the module is freshpass.commands.<name> (hyphens become underscores)
+SUBCOMMANDS: dict[str, str] = {
+    "facts": "list the verify commands this project declares",
+    "classify": "explain what a command line would count as (runs nothing)",
+    "run": "run a command exactly as your shell would and record the receipt",
+    "verify": "run the project's recipe: bootstrap, build, test, start + readiness",
+    "status": "is the newest evidence fresh and passing? (exit 0 only when it is)",
+    "log": "receipts, newest first",
+    "serve": "the language server (stdio by default)",
+    "hook": "stop-hook adapters for coding agents",
+}
+
+
+class UsageError(Exception):
+    """A usage error in a subcommand: reported as one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One readable line instead of argparse's usage dump (design §8: exit 2 with a one-line reason).
+        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="freshpass",
+        description="Receipts for 'the tests pass': which command ran, what scope, what it returned, "
+        "and whether it ran after the latest change.",
+    )
+    parser.add_argument("--version", action="version", version=f"freshpass {__version__}")
+    subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
+    for name, help_text in SUBCOMMANDS.items():
+        module = importlib.import_module(f"freshpass.commands.{name.replace('-', '_')}")
+        sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        module.add_parser(sub)
+        sub.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "subcommand", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args._module.run(args) or 0)
+    except UsageError as exc:
+        print(f"freshpass {args.subcommand}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
