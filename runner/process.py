@@ -80,11 +80,7 @@ def shell_for_user(env: Mapping[str, str] | None = None) -> str:
     """
     env = os.environ if env is None else env
     user_shell = env.get("SHELL", "")
-    if (
-        user_shell
-        and Path(user_shell).name in {"bash", "zsh", "sh", "dash", "ksh"}
-        and os.access(user_shell, os.X_OK)
-    ):
+    if user_shell and Path(user_shell).name in {"bash", "zsh", "sh", "dash", "ksh"} and os.access(user_shell, os.X_OK):
         return user_shell
     return shutil.which("bash") or "/bin/sh"
 
@@ -165,9 +161,7 @@ async def _pump(
         _deliver(decoder_buffer.decode("utf-8", errors="replace"), name, tail, on_output, echo)
 
 
-def _deliver(
-    text: str, name: str, tail: OutputTail, on_output: OutputCallback | None, echo: IO[str] | None
-) -> None:
+def _deliver(text: str, name: str, tail: OutputTail, on_output: OutputCallback | None, echo: IO[str] | None) -> None:
     tail.add(text)
     if echo is not None:
         with contextlib.suppress(OSError, ValueError):
@@ -219,9 +213,7 @@ async def run_shell(
         )
     except OSError as exc:
         now = time.time()
-        result = ProcessResult(
-            exit_code=127, started_at=started, finished_at=now, error=f"cannot start {shell}: {exc}"
-        )
+        result = ProcessResult(exit_code=127, started_at=started, finished_at=now, error=f"cannot start {shell}: {exc}")
         result.output.add(result.error or "")
         return result
 
