@@ -1,0 +1,1 @@
+"""The SQLite evidence ledger, content ids and freshness (design §4)."""

@@ -1,0 +1,1 @@
+"""The freshpass language server (design §6, §7)."""
