@@ -171,6 +171,13 @@ def _deliver(text: str, name: str, tail: OutputTail, on_output: OutputCallback |
         on_output(name, text)
 
 
+def _start_failure(shell: str, cwd: str | os.PathLike[str], exc: OSError) -> str:
+    """Why the shell could not start, naming the part a person can fix (the directory or the shell)."""
+    if not os.path.isdir(cwd):
+        return f"cannot run in {os.fspath(cwd)}: no such directory"
+    return f"cannot start {shell}: {exc}"
+
+
 async def run_shell(
     line: str,
     cwd: str | os.PathLike[str],
@@ -213,7 +220,9 @@ async def run_shell(
         )
     except OSError as exc:
         now = time.time()
-        result = ProcessResult(exit_code=127, started_at=started, finished_at=now, error=f"cannot start {shell}: {exc}")
+        result = ProcessResult(
+            exit_code=127, started_at=started, finished_at=now, error=_start_failure(shell, cwd, exc)
+        )
         result.output.add(result.error or "")
         return result
 

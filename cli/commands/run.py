@@ -1,15 +1,445 @@
-"""`freshpass run` (design §8)."""
+"""`freshpass run [--json] -- COMMAND…` (design §5, §8): run a command line exactly as your shell would, and keep
+the receipt.
+
+The command runs through the user's shell in its own process group with stdin inherited and output streamed live;
+freshpass exits with the command's exit code. Ctrl-C, SIGTERM and SIGHUP are forwarded to the whole group. The
+run is then classified (design §3) with its exit code and output; every attributable match becomes evidence bound
+to the content its root had when the run started (recorded already stale if that content changed meanwhile).
+
+Output streams: without `--json` the command's stdout and stderr pass through unchanged and freshpass adds one
+line on stderr. With `--json`, stdout carries only the receipt JSON (after the command ends), so the command's
+own stdout is sent to stderr.
+
+Start-up cost matters here (it is added to every command): the content machinery and SQLite are loaded only when
+the line can count as evidence, the ledger is opened while the command runs, and the content after the run is
+read while the output is classified.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from freshpass.main import UsageError
 
+if TYPE_CHECKING:
+    from freshpass.facts.classify import Classification, Match
+    from freshpass.facts.model import ProjectFacts
+    from freshpass.ledger.content import ContentSnapshot
+    from freshpass.ledger.store import Ledger, LedgerError
+    from freshpass.runner.process import ProcessResult
+
+SESSION_ENV = "FRESHPASS_SESSION"
+ACTOR_ENV = "FRESHPASS_ACTOR"
+
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("rest", nargs=argparse.REMAINDER)
+    parser.epilog = (
+        "The command runs through your shell in the current directory with your terminal; freshpass exits with its "
+        "exit code. Without --json its output is passed through untouched and freshpass adds one line on stderr. "
+        "With --json the command's output goes to stderr and stdout carries only {exit_code, recorded, reason, "
+        "receipts, status}. Receipts belong to $FRESHPASS_SESSION (default terminal:<parent pid>)."
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the receipt JSON on stdout (the command's output goes to stderr)"
+    )
+    parser.add_argument(
+        "command",
+        nargs=argparse.REMAINDER,
+        metavar="-- COMMAND…",
+        help="one argument is a whole command line; several are joined with shell quoting",
+    )
+
+
+def command_line(words: list[str]) -> str:
+    """The command line to run: one word is a full command line, several are quoted and joined."""
+    if words and words[0] == "--":
+        words = words[1:]
+    if not words or not any(word.strip() for word in words):
+        raise UsageError("give the command to run after --, e.g. freshpass run -- pytest -q")
+    return words[0] if len(words) == 1 else shlex.join(words)
+
+
+def session_id() -> str:
+    """`$FRESHPASS_SESSION`, else this terminal: the shell that started us."""
+    return os.environ.get(SESSION_ENV, "").strip() or f"terminal:{os.getppid()}"
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UsageError("not built yet")
+    import asyncio
+
+    line = command_line(list(args.command))
+    try:
+        os.getcwd()
+    except OSError:
+        raise UsageError("the current directory no longer exists; cd somewhere that does") from None
+    return asyncio.run(_run(line, json_output=bool(args.json)))
+
+
+def _say(message: str) -> None:
+    print(f"freshpass: {message}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class _Plan:
+    """What the run can count for, worked out before it starts."""
+
+    cwd: Path
+    root: Path | None = None  # the git (or manifest) root
+    package_root: Path | None = None  # the root the cwd's facts belong to
+    facts: ProjectFacts | None = None
+    evidence_roots: dict[str, Path] = field(default_factory=dict)  # roots a match would be recorded for
+
+    @property
+    def ignore(self) -> list[str]:
+        return list(self.facts.ignore) if self.facts is not None else []
+
+    def root_of(self, match: Match) -> Path:
+        """The (package) root a match's evidence belongs to: the package holding the directory it ran in."""
+        from freshpass.facts.roots import find_package_root
+
+        assert self.root is not None and self.package_root is not None
+        if not match.cwd:
+            return self.package_root
+        directory = Path(os.path.normpath(self.package_root / match.cwd))  # absolute cwds stay absolute
+        if directory in (self.package_root, self.cwd):
+            return self.package_root
+        return find_package_root(directory, self.root)
+
+
+async def _plan_and_read(line: str, cwd: Path) -> tuple[_Plan, dict[str, ContentSnapshot]]:
+    """Work out what the run can count for, and read those roots' content before it starts."""
+    import asyncio
+
+    from freshpass.facts.classify import classify
+    from freshpass.facts.roots import find_package_root, find_root
+
+    plan = _Plan(cwd=cwd, root=find_root(cwd))
+    if plan.root is None:
+        return plan, {}
+    plan.package_root = find_package_root(cwd, plan.root)
+    # A recognised runner is known without the project's facts: start reading the content it would count for
+    # while the facts are detected (git works on the other core). Classified as if it will succeed, because
+    # only the roots matter here.
+    guessed = classify(line, cwd=str(cwd), root=plan.package_root, exit_code=0)
+    loop = asyncio.get_running_loop()
+    early: dict[str, asyncio.Future[ContentSnapshot]] = {}
+    if guessed.matches:
+        from freshpass.ledger.content import snapshot
+
+        for match in guessed.matches:
+            match_root = plan.root_of(match)
+            early.setdefault(str(match_root), loop.run_in_executor(None, snapshot, match_root, []))
+
+    from freshpass.facts.detect import detect_facts
+
+    plan.facts = detect_facts(plan.package_root)
+    expected = classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0)
+    for match in expected.matches:
+        match_root = plan.root_of(match)
+        plan.evidence_roots[str(match_root)] = match_root
+    if not plan.evidence_roots:
+        return plan, {}
+    usable = {key: future for key, future in early.items() if key in plan.evidence_roots and not plan.ignore}
+    before = await _snapshots(
+        {key: path for key, path in plan.evidence_roots.items() if key not in usable}, plan.ignore, "before the run"
+    )
+    for key, future in usable.items():
+        taken = await _settle(future, plan.evidence_roots[key], "before the run")
+        if taken is not None:
+            before[key] = taken
+    return plan, before
+
+
+async def _settle(future: Any, path: Path, when: str) -> ContentSnapshot | None:
+    from freshpass.ledger.content import ContentError
+
+    try:
+        return await future
+    except ContentError as exc:
+        _say(f"cannot read the content of {path} {when} ({exc}); this run is not recorded for it")
+        return None
+
+
+async def _snapshots(roots: dict[str, Path], ignore: list[str], when: str) -> dict[str, ContentSnapshot]:
+    if not roots:
+        return {}
+    import asyncio
+
+    from freshpass.ledger.content import snapshot
+
+    loop = asyncio.get_running_loop()
+    reading = {key: loop.run_in_executor(None, snapshot, path, ignore) for key, path in roots.items()}
+    taken = {key: await _settle(future, roots[key], when) for key, future in reading.items()}
+    return {key: value for key, value in taken.items() if value is not None}
+
+
+async def _open_ledger() -> Ledger | LedgerError:
+    from freshpass.ledger.store import Ledger, LedgerError
+
+    try:
+        return await Ledger.open()
+    except LedgerError as exc:
+        return exc
+
+
+async def _run(line: str, *, json_output: bool) -> int:
+    import asyncio
+    import json
+    import signal
+
+    from freshpass.runner.process import run_shell
+
+    loop = asyncio.get_running_loop()
+    process_group: list[int] = []
+    interrupted: list[int] = []
+
+    def forward(sig: int) -> None:
+        # The command runs in its own process group, so the terminal's Ctrl-C reaches only us: pass it on.
+        if process_group:
+            try:
+                os.killpg(process_group[0], sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        else:
+            interrupted.append(sig)
+
+    forwarded = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for sig in forwarded:
+        loop.add_signal_handler(sig, forward, sig)
+
+    def to_stderr(_stream: str, text: str) -> None:
+        try:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+    ledger_opening: asyncio.Task[Ledger | LedgerError] | None = None
+    try:
+        plan, before = await _plan_and_read(line, Path(os.getcwd()))
+        if before:
+            ledger_opening = asyncio.create_task(_open_ledger())  # opens while the command runs
+        if interrupted:
+            return 128 + interrupted[0]
+        terminal = _Terminal.of_stdin()
+
+        def started(pgid: int) -> None:
+            process_group.append(pgid)
+            if terminal is not None:
+                terminal.hand_to(pgid)
+
+        try:
+            result = await run_shell(
+                line,
+                plan.cwd,
+                echo=not json_output,
+                on_output=to_stderr if json_output else None,
+                inherit_stdin=True,
+                on_start=started,
+                timeout=None,
+            )
+        finally:
+            if terminal is not None:
+                terminal.take_back()
+        for sig in forwarded:
+            loop.remove_signal_handler(sig)
+        if result.error:
+            _say(result.error)
+        receipts, statuses, not_recorded = await _classify_and_record(
+            line, plan, result, before, ledger_opening, with_status=json_output
+        )
+    finally:
+        for sig in forwarded:
+            loop.remove_signal_handler(sig)
+        if ledger_opening is not None:
+            opened = await ledger_opening
+            if not isinstance(opened, Exception):
+                await opened.close()
+
+    if not receipts:
+        _say(f"nothing recorded: {not_recorded}")
+    elif not json_output:
+        for receipt in receipts:
+            _say(_receipt_line(receipt))
+    if json_output:
+        payload = {
+            "exit_code": result.exit_code,
+            "recorded": bool(receipts),
+            "reason": None if receipts else not_recorded,
+            "receipts": receipts,
+            "status": statuses[0] if statuses else None,
+        }
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+        sys.stdout.flush()
+    return result.exit_code
+
+
+class _Terminal:
+    """Job control as a shell does it: the command's process group owns the terminal while it runs.
+
+    Otherwise a command that reads the terminal (a debugger prompt, an interactive test) would be stopped by
+    SIGTTIN, and Ctrl-C would reach only freshpass. With the terminal handed over, Ctrl-C goes straight to the
+    command's group, exactly as without freshpass.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.handed = False
+
+    @classmethod
+    def of_stdin(cls) -> _Terminal | None:
+        try:
+            fd = sys.stdin.fileno()
+            if not os.isatty(fd) or os.tcgetpgrp(fd) != os.getpgrp():
+                return None  # no terminal, or we are not its foreground job ourselves
+        except (OSError, ValueError, AttributeError):
+            return None
+        return cls(fd)
+
+    def _set_foreground(self, pgid: int) -> None:
+        import signal
+
+        # A background group calling tcsetpgrp gets SIGTTOU; ignoring it is how shells take the terminal back.
+        previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        try:
+            os.tcsetpgrp(self.fd, pgid)
+        finally:
+            signal.signal(signal.SIGTTOU, previous)
+
+    def hand_to(self, pgid: int) -> None:
+        import signal
+
+        try:
+            self._set_foreground(pgid)
+        except OSError:
+            return
+        self.handed = True
+        # It may have touched the terminal before it owned it, and been stopped for that: wake it.
+        try:
+            os.killpg(pgid, signal.SIGCONT)
+        except OSError:
+            pass
+
+    def take_back(self) -> None:
+        if self.handed:
+            try:
+                self._set_foreground(os.getpgrp())
+            except OSError:
+                pass
+            self.handed = False
+
+
+async def _classify_and_record(
+    line: str,
+    plan: _Plan,
+    result: ProcessResult,
+    before: dict[str, ContentSnapshot],
+    ledger_opening: Any,
+    *,
+    with_status: bool,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
+    """(receipts, statuses, why nothing was recorded)."""
+    import asyncio
+
+    from freshpass.facts.classify import classify
+
+    if plan.package_root is None:
+        return [], [], f"{plan.cwd} is not inside a project (no git repository or manifest found above it)"
+    after_reading = None
+    if before:  # read the content after the run while the output is being classified
+        after_reading = asyncio.create_task(_snapshots(dict(plan.evidence_roots), plan.ignore, "after the run"))
+    output = result.output.text()
+    outcome = classify(
+        line, cwd=str(plan.cwd), root=plan.package_root, facts=plan.facts, exit_code=result.exit_code, output=output
+    )
+    after = await after_reading if after_reading is not None else {}
+    if not outcome.matches:
+        return [], [], outcome.reason or "not a recognised verify command"
+    if ledger_opening is None or not before:
+        return [], [], "its content could not be read before the run"
+    opened = await ledger_opening
+    if isinstance(opened, Exception):
+        return [], [], f"the ledger cannot be used: {opened}"
+    for warning in opened.warnings:
+        print(warning, file=sys.stderr, flush=True)
+    return await _record(opened, line, plan, outcome, result, before, after, output, with_status=with_status)
+
+
+async def _record(
+    ledger: Ledger,
+    line: str,
+    plan: _Plan,
+    outcome: Classification,
+    result: ProcessResult,
+    before: dict[str, ContentSnapshot],
+    after: dict[str, ContentSnapshot],
+    output: str,
+    *,
+    with_status: bool,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
+    from freshpass.facts.detect import detect_facts
+    from freshpass.ledger.status import root_status
+    from freshpass.ledger.store import EvidenceDraft, LedgerError
+    from freshpass.ledger.summary import parse_test_counts
+
+    counts = parse_test_counts(output)
+    status = outcome.status or ("passed" if result.exit_code == 0 else "failed")
+    receipts: list[dict[str, Any]] = []
+    statuses: list[dict[str, Any]] = []
+    try:
+        for match in outcome.matches:
+            match_root = str(plan.root_of(match))
+            start = before.get(match_root)
+            if start is None:
+                continue  # its content was unreadable before the run (already said) or the match is new
+            end = after.get(match_root)
+            draft = EvidenceDraft(
+                root=match_root,
+                command=line,
+                canonical_command=match.canonical_command,
+                kind=match.kind,
+                scope=match.scope,
+                status=status,
+                content_id=start.content_id,
+                started_at=result.started_at,
+                finished_at=result.finished_at,
+                exit_code=result.exit_code,
+                reason=outcome.reason,
+                approved=match.approved,
+                cwd=str(plan.cwd),
+                session=session_id(),
+                actor=os.environ.get(ACTOR_ENV, "").strip() or "terminal",
+                stale_at_record=end is None or end.content_id != start.content_id,
+                details={"source": match.source, "args": list(match.args)},
+            )
+            draft.set_output(output, result.output.omitted)
+            if counts is not None and match.kind == "test":
+                draft.tests_passed, draft.tests_failed = counts.passed, counts.failed
+                draft.tests_skipped = counts.skipped
+            evidence = await ledger.record(draft, manifest=start.manifest)
+            receipts.append(evidence.to_json())
+            if with_status and end is not None and all(existing["root"] != match_root for existing in statuses):
+                facts = plan.facts if match_root == str(plan.package_root) else detect_facts(Path(match_root))
+                statuses.append(await root_status(ledger, match_root, facts, end))
+    except LedgerError as exc:
+        return receipts, statuses, f"the ledger cannot be used: {exc}"
+    return receipts, statuses, "" if receipts else "its content could not be read before the run"
+
+
+def _receipt_line(receipt: dict[str, Any]) -> str:
+    tests = receipt.get("tests")
+    counted = ""
+    if tests:
+        counted = f", {tests['passed']} passed, {tests['failed']} failed, {tests['skipped']} skipped"
+    approved = "approved" if receipt.get("approved") else "not a declared verify command"
+    stale = " — files changed while it ran, so it is already stale" if receipt.get("stale_at_record") else ""
+    return (
+        f"recorded {receipt['kind']} {receipt['status']} ({receipt['scope']}, {approved}{counted}) "
+        f"as receipt #{receipt['id']}{stale}"
+    )

@@ -1,15 +1,62 @@
-"""`freshpass serve` (design §8)."""
+"""`freshpass serve`: the language server on stdio (design §6, §8), or on TCP with `--tcp HOST:PORT`."""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import sys
 
 from freshpass.main import UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("rest", nargs=argparse.REMAINDER)
+    parser.add_argument(
+        "--stdio", action="store_true", help="talk LSP on stdin/stdout (the default; accepted for editors that pass it)"
+    )
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead of stdio")
+    parser.add_argument(
+        "--log-file", metavar="FILE", help="write the server's own debug log here (stderr gets warnings only)"
+    )
+
+
+def _tcp_address(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), got {value!r}")
+    return host.strip("[]"), int(port)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UsageError("not built yet")
+    address = _tcp_address(args.tcp) if args.tcp else None
+    # stdout is the protocol: logging goes to stderr (or a file), never to stdout.
+    handler: logging.Handler = (
+        logging.FileHandler(args.log_file) if args.log_file else logging.StreamHandler(sys.stderr)
+    )
+    logging.basicConfig(
+        level=logging.DEBUG if args.log_file else logging.WARNING,
+        handlers=[handler],
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    # pygls logs every message body at INFO; that is noise at best and a cost per message at worst.
+    logging.getLogger("pygls").setLevel(logging.WARNING if not os.environ.get("FRESHPASS_LSP_TRACE") else logging.DEBUG)
+
+    from freshpass.server.app import create_server
+
+    server = create_server()
+    try:
+        if address is not None:
+            server.start_tcp(*address)
+        else:
+            server.start_io()
+    finally:
+        # pygls reads stdin on a worker thread that stays blocked in read() after `exit`, and interpreter shutdown
+        # would join it until the client closes the pipe. Our own resources (ledger, watcher, runs) were released
+        # by the exit/shutdown handlers, so leave at once with the code LSP prescribes (0 only after `shutdown`).
+        logging.shutdown()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(server.exit_code)

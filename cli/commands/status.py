@@ -1,15 +1,124 @@
-"""`freshpass status` (design §8)."""
+"""`freshpass status [PATH] [--json]` (design §4.5, §8): is the newest evidence fresh and passing?
+
+Exit 0 only when the root's headline evidence is fresh and passed; 1 otherwise (stale, failed, unverified, or
+the status could not be determined).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+from typing import Any
 
 from freshpass.main import UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("rest", nargs=argparse.REMAINDER)
+    parser.add_argument("path", nargs="?", default=".", help="a file or directory in the project (default: .)")
+    parser.add_argument("--json", action="store_true", help="print the status JSON (design §4.5)")
+
+
+def resolve_roots(path_text: str) -> tuple[Path, Path] | None:
+    """(root, package root) holding PATH, or None when PATH belongs to no project; UsageError if it is missing."""
+    from freshpass.facts.roots import find_package_root, find_root
+
+    path = Path(path_text).expanduser()
+    if not path.exists():
+        raise UsageError(f"{path_text}: no such file or directory")
+    root = find_root(path.resolve())
+    if root is None:
+        return None
+    return root, find_package_root(path.resolve(), root)
+
+
+def no_project_message(path_text: str) -> str:
+    return f"{path_text} is not inside a project (no git repository or manifest found above it)"
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UsageError("not built yet")
+    import asyncio
+
+    roots = resolve_roots(args.path)
+    if roots is None:
+        print(f"freshpass status: {no_project_message(args.path)}", file=sys.stderr)
+        return 1
+    return asyncio.run(_status(roots[1], json_output=bool(args.json)))
+
+
+async def _status(root: Path, *, json_output: bool) -> int:
+    import json
+
+    from freshpass.facts.detect import detect_facts
+    from freshpass.ledger.content import ContentError
+    from freshpass.ledger.status import root_status
+    from freshpass.ledger.store import Ledger, LedgerError
+
+    facts = detect_facts(root)
+    try:
+        async with await Ledger.open() as ledger:
+            for warning in ledger.warnings:
+                print(warning, file=sys.stderr)
+            status = await root_status(ledger, str(root), facts)
+    except (LedgerError, ContentError) as exc:
+        print(f"freshpass status: {exc}", file=sys.stderr)
+        return 1
+    if json_output:
+        print(json.dumps(status, indent=2))
+    else:
+        print(describe_status(status))
+    return 0 if status["status"] == "passed" else 1
+
+
+def age(finished_at: str, now: float | None = None) -> str:
+    """'3 minutes ago' for an ISO time of the JSON outputs."""
+    import time
+    from datetime import datetime
+
+    then = datetime.fromisoformat(finished_at.replace("Z", "+00:00")).timestamp()
+    seconds = max(0, int((time.time() if now is None else now) - then))
+    for unit, size in (("day", 86_400), ("hour", 3_600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''} ago"
+    return "just now" if seconds < 5 else f"{seconds} seconds ago"
+
+
+def _tests_text(tests: dict[str, int] | None) -> str:
+    if not tests:
+        return ""
+    return f"; {tests['passed']} passed, {tests['failed']} failed, {tests['skipped']} skipped"
+
+
+def describe_status(status: dict[str, Any], max_paths: int = 10) -> str:
+    """The human status block: status, scope, command, age, changed paths, what to run."""
+    headline = status["status"]
+    title = f"{headline} ({status['scope']})" if status.get("scope") else headline
+    lines = [f"{title} — {status['root']}"]
+    evidence = status.get("evidence")
+    if evidence is not None:
+        verdict = evidence["status"] if headline != "stale" else f"{evidence['status']}, now stale"
+        reason = f" ({evidence['reason']})" if evidence.get("reason") else ""
+        lines.append(
+            f"  {evidence['kind']:<9} {evidence['command']}  → {verdict}{reason}, exit {evidence['exit_code']}, "
+            f"{age(evidence['finished_at'])} (receipt #{evidence['id']}{_tests_text(evidence.get('tests'))})"
+        )
+    for kind, entry in status.get("kinds", {}).items():
+        other = entry["evidence"]
+        if evidence is not None and other["id"] == evidence["id"]:
+            continue
+        scope = f" ({entry['scope']})" if entry.get("scope") else ""
+        lines.append(f"  {kind:<9} {other['command']}  → {entry['status']}{scope}, {age(other['finished_at'])}")
+    changed = status.get("changed_paths") or []
+    if changed:
+        shown = ", ".join(changed[:max_paths])
+        more = f" (+{len(changed) - max_paths} more)" if len(changed) > max_paths else ""
+        lines.append(f"  changed   {shown}{more}")
+    if headline != "passed":
+        commands = [c["command"] for c in status.get("verify_commands", []) if c.get("kind") == "test"]
+        commands = commands or [c["command"] for c in status.get("verify_commands", [])]
+        if commands:
+            lines.append(f"  run       freshpass run -- {commands[0]}")
+        elif evidence is None:
+            lines.append("  no receipts yet, and the project declares no verify command")
+    return "\n".join(lines)

@@ -1,0 +1,67 @@
+--- Defaults shared by `lsp/freshpass.lua`, `setup()` and the health check.
+---
+--- The settings mirror the `freshpass.*` names and defaults of the root `package.json` (the one source, see
+--- docs/architecture.md "Settings"); tests/neovim checks that they stay equal. `server.command` is `cmd` here
+--- and `terminalEvidence` is a VS Code feature, so neither appears in the Lua settings.
+local M = {}
+
+--- The name of the config in `vim.lsp.config` and of the client.
+M.name = 'freshpass'
+
+--- Files that mark a project root, highest priority first. A git root wins (design §1); otherwise the nearest
+--- directory holding any manifest (equal priority, hence the nested list). Same names as facts/roots.py.
+M.root_markers = {
+  '.git',
+  {
+    '.freshpass.toml',
+    'pyproject.toml',
+    'setup.py',
+    'setup.cfg',
+    'tox.ini',
+    'noxfile.py',
+    'package.json',
+    'deno.json',
+    'deno.jsonc',
+    'Cargo.toml',
+    'go.mod',
+    'go.work',
+    'pom.xml',
+    'build.gradle',
+    'build.gradle.kts',
+    'settings.gradle',
+    'settings.gradle.kts',
+    'Gemfile',
+    'composer.json',
+    'Makefile',
+    'GNUmakefile',
+    'justfile',
+    'Justfile',
+    'Taskfile.yml',
+    'Taskfile.yaml',
+  },
+}
+
+--- The `freshpass` settings object the server reads (nested as VS Code's `getConfiguration('freshpass')`).
+--- A function so that every caller gets its own copy to modify.
+--- @return table
+function M.default_settings()
+  return {
+    diagnostics = { severity = 'warning', agentSeverity = 'error' },
+    codeLens = { enabled = true },
+    ignore = {},
+    ignoreProse = true,
+    nudge = { budget = 2 },
+    done = { kinds = { 'test' }, scope = 'full' },
+    verify = { timeout = 1800 },
+  }
+end
+
+--- Options of the Neovim plugin itself (not sent to the server); changed through `require('freshpass').setup()`.
+M.options = {
+  --- Refresh code lenses of attached buffers on attach, BufEnter, write and status changes.
+  codelens = true,
+  --- Open the output window when a verify starts from `:Freshpass verify` (output is always collected).
+  open_output = false,
+}
+
+return M

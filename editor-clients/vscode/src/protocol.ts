@@ -1,0 +1,110 @@
+/**
+ * The parts of the freshpass language server's protocol this client uses (docs/architecture.md, "The language
+ * server's protocol"). Field names are the server's JSON names, so they are snake_case where the server's are.
+ */
+
+/** Commands the server advertises; vscode-languageclient registers them, so this client must not. */
+export const SERVER_COMMANDS = {
+  verify: "freshpass.verify",
+  cancel: "freshpass.cancel",
+  receipts: "freshpass.receipts",
+} as const;
+
+/** The extension's own commands (package.json `contributes.commands`). */
+export const CLIENT_COMMANDS = {
+  verifyTargeted: "freshpass.verifyTargeted",
+  showReceipts: "freshpass.showReceipts",
+  restart: "freshpass.restart",
+} as const;
+
+export const METHODS = {
+  statusChanged: "freshpass/statusChanged",
+  output: "freshpass/output",
+  status: "freshpass/status",
+  recordRun: "freshpass/recordRun",
+} as const;
+
+export interface TestCounts {
+  passed?: number | null;
+  failed?: number | null;
+  skipped?: number | null;
+}
+
+/** One receipt: a finished run of a recognised command (design §4.2). */
+export interface Evidence {
+  id?: number | string;
+  command?: string;
+  canonical_command?: string | null;
+  kind?: string | null;
+  scope?: string | null;
+  status?: string | null;
+  exit_code?: number | null;
+  reason?: string | null;
+  finished_at?: string | number | null;
+  duration?: number | null;
+  session?: string | null;
+  tests?: TestCounts | null;
+}
+
+export interface VerifyCommand {
+  command: string;
+  kind?: string;
+  cwd?: string;
+  source?: string;
+}
+
+/** The status of one root (design §4.5), sent by `freshpass/statusChanged` and returned by `freshpass/status`. */
+export interface RootStatus {
+  root: string;
+  status: string;
+  scope?: string | null;
+  evidence?: Evidence | null;
+  changed_paths?: string[] | null;
+  verify_commands?: VerifyCommand[] | null;
+}
+
+/** Parameters of `freshpass.verify` (one object in `arguments`). */
+export interface VerifyArguments {
+  root?: string;
+  uri?: string;
+  command?: string;
+  kind?: string;
+  args?: string[];
+  targeted?: boolean;
+}
+
+export interface VerifyResult {
+  evidence?: Evidence | null;
+  status?: RootStatus | null;
+}
+
+export interface ReceiptsResult {
+  root: string;
+  receipts: Evidence[];
+}
+
+export interface OutputParams {
+  root: string;
+  runId: string | number;
+  command: string;
+  stream: "stdout" | "stderr";
+  text: string;
+}
+
+export interface RecordRunParams {
+  commandLine: string;
+  cwd: string;
+  exitCode: number;
+  output?: string;
+  sessionId?: string;
+}
+
+/** `freshpass/recordRun` returns the classification JSON plus whether evidence was recorded. */
+export interface RecordRunResult {
+  matched?: boolean;
+  canonical_command?: string | null;
+  scope?: string | null;
+  status?: string | null;
+  reason?: string | null;
+  recorded?: boolean;
+}

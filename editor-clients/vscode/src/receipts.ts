@@ -1,0 +1,47 @@
+/** Receipts (`freshpass.receipts`) as quick pick rows. Pure, so it is unit tested without VS Code. */
+import type { Evidence } from "./protocol";
+import { STATE_SYMBOLS, formatAge, testCounts } from "./status";
+
+export interface ReceiptRow {
+  label: string;
+  description: string;
+  detail: string;
+  evidence: Evidence;
+}
+
+export function receiptRow(evidence: Evidence, now: Date): ReceiptRow {
+  const passed = evidence.status === "passed";
+  const symbol = passed
+    ? evidence.scope === "full"
+      ? STATE_SYMBOLS.full
+      : STATE_SYMBOLS.targeted
+    : evidence.status === "failed"
+      ? STATE_SYMBOLS.failed
+      : STATE_SYMBOLS.unverified;
+  const label = [`${symbol} ${evidence.status ?? "unknown"}`, evidence.scope, evidence.kind]
+    .filter((part) => part)
+    .join(" · ");
+  const detail = [
+    formatAge(evidence.finished_at, now),
+    typeof evidence.exit_code === "number" ? `exit ${evidence.exit_code}` : undefined,
+    testCounts(evidence),
+    evidence.reason ?? undefined,
+    typeof evidence.duration === "number" ? formatDuration(evidence.duration) : undefined,
+    evidence.session ? `session ${evidence.session}` : undefined,
+  ]
+    .filter((part) => part)
+    .join(" · ");
+  return { label, description: evidence.command ?? evidence.canonical_command ?? "", detail, evidence };
+}
+
+/** Seconds as `850 ms`, `4.2 s`, `3 min 5 s`. */
+export function formatDuration(seconds: number): string {
+  if (seconds < 1) {
+    return `${Math.round(seconds * 1000)} ms`;
+  }
+  if (seconds < 60) {
+    return `${seconds.toFixed(1)} s`;
+  }
+  const whole = Math.round(seconds);
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+}

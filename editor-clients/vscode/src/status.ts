@@ -1,0 +1,129 @@
+/**
+ * What a root's status looks like to a person: the four states an editor shows (design §1: a fresh pass is
+ * `full` or `targeted`, a fresh failure is `failed`, anything not fresh is `unverified`). Pure, so it is unit
+ * tested without VS Code.
+ */
+import type { Evidence, RootStatus } from "./protocol";
+
+export type DisplayState = "full" | "targeted" | "unverified" | "failed";
+
+export const STATE_SYMBOLS: Record<DisplayState, string> = {
+  full: "✓",
+  targeted: "◐",
+  unverified: "⚠",
+  failed: "✗",
+};
+
+export interface StatusDisplay {
+  state: DisplayState;
+  /** Status bar text, e.g. `✓ full`. */
+  text: string;
+  /** Plain-text tooltip, one fact per line. */
+  tooltip: string;
+}
+
+export function displayState(status: RootStatus): DisplayState {
+  switch (status.status) {
+    case "passed":
+      return status.scope === "full" ? "full" : "targeted";
+    case "failed":
+      return "failed";
+    default:
+      // `unverified`, `stale`, and any value this client does not know: nothing fresh vouches for the content.
+      return "unverified";
+  }
+}
+
+/** The last path component, for telling roots apart when several are shown. */
+export function rootName(root: string): string {
+  const trimmed = root.replace(/[\\/]+$/, "");
+  const parts = trimmed.split(/[\\/]/);
+  return parts[parts.length - 1] || trimmed || root;
+}
+
+export function describeStatus(
+  status: RootStatus,
+  options: { now: Date; showRootName: boolean },
+): StatusDisplay {
+  const state = displayState(status);
+  const name = rootName(status.root);
+  const text = `${STATE_SYMBOLS[state]} ${state}` + (options.showRootName ? ` · ${name}` : "");
+  const lines = [`freshpass · ${status.root}`];
+  const evidence = status.evidence ?? undefined;
+  switch (status.status) {
+    case "passed":
+    case "failed":
+      lines.push(`${STATE_SYMBOLS[state]} ${state}: ${describeEvidence(evidence, options.now)}`);
+      break;
+    case "stale":
+      lines.push(`⚠ unverified: the content changed since the last run (${describeEvidence(evidence, options.now)})`);
+      break;
+    case "unverified":
+      lines.push("⚠ unverified: no run of a verify command is recorded for this root");
+      break;
+    default:
+      lines.push(`⚠ unverified: the server reported an unknown status "${String(status.status)}"`);
+  }
+  const changed = status.changed_paths ?? [];
+  if (changed.length > 0) {
+    const shown = changed.slice(0, 5).join(", ");
+    lines.push(`Changed: ${shown}${changed.length > 5 ? ` and ${changed.length - 5} more` : ""}`);
+  }
+  const approved = status.verify_commands?.find((command) => command.kind === "test") ?? status.verify_commands?.[0];
+  lines.push(approved ? `Click to run ${approved.command}` : "Click to run the approved verify command");
+  return { state, text, tooltip: lines.join("\n") };
+}
+
+/** `pytest -q passed 3 min ago (12 passed, 1 skipped)`. */
+export function describeEvidence(evidence: Evidence | undefined, now: Date): string {
+  if (!evidence) {
+    return "no receipt";
+  }
+  const command = evidence.command ?? evidence.canonical_command ?? "a verify command";
+  const outcome = evidence.status ?? "finished";
+  const age = formatAge(evidence.finished_at, now);
+  const details = [testCounts(evidence), evidence.reason ?? undefined].filter(Boolean).join("; ");
+  return `${command} ${outcome}${age ? ` ${age}` : ""}${details ? ` (${details})` : ""}`;
+}
+
+export function testCounts(evidence: Evidence): string | undefined {
+  const tests = evidence.tests;
+  if (!tests) {
+    return undefined;
+  }
+  const counted = (["passed", "failed", "skipped"] as const).filter((key) => typeof tests[key] === "number");
+  if (counted.length === 0) {
+    return undefined;
+  }
+  // Zeros are noise ("1 passed", not "1 passed, 0 failed, 0 skipped"), unless every count is zero.
+  const nonZero = counted.filter((key) => tests[key] !== 0);
+  return nonZero.length > 0 ? nonZero.map((key) => `${tests[key]} ${key}`).join(", ") : "0 tests";
+}
+
+/**
+ * `just now`, `5 min ago`, `2 h ago`, `3 days ago`. Accepts an ISO 8601 string or seconds since the epoch
+ * (both are common in JSON); anything unparseable gives an empty string rather than a wrong age.
+ */
+export function formatAge(finishedAt: string | number | null | undefined, now: Date): string {
+  if (finishedAt === null || finishedAt === undefined || finishedAt === "") {
+    return "";
+  }
+  const millis = typeof finishedAt === "number" ? finishedAt * 1000 : Date.parse(finishedAt);
+  if (!Number.isFinite(millis)) {
+    return "";
+  }
+  const seconds = Math.max(0, Math.round((now.getTime() - millis) / 1000));
+  if (seconds < 45) {
+    return "just now";
+  }
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) {
+    return `${minutes} min ago`;
+  }
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) {
+    return `${hours} h ago`;
+  }
+  const days = Math.round(hours / 24);
+  return `${days} day${days === 1 ? "" : "s"} ago`;
+}

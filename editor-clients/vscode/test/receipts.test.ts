@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import { formatDuration, receiptRow } from "../src/receipts";
+
+const NOW = new Date("2026-01-02T12:00:00Z");
+
+describe("receipt rows", () => {
+  it("a full pass shows its symbol, scope, kind, command, age, exit, counts, duration and session", () => {
+    const row = receiptRow(
+      {
+        id: 7,
+        command: "pytest -q",
+        kind: "test",
+        scope: "full",
+        status: "passed",
+        exit_code: 0,
+        finished_at: "2026-01-02T11:58:00Z",
+        duration: 4.25,
+        session: "vscode:1",
+        tests: { passed: 3 },
+      },
+      NOW,
+    );
+    assert.equal(row.label, "✓ passed · full · test");
+    assert.equal(row.description, "pytest -q");
+    assert.equal(row.detail, "2 min ago · exit 0 · 3 passed · 4.3 s · session vscode:1");
+    assert.equal(row.evidence.id, 7);
+  });
+
+  it("targeted passes, failures and unknown statuses get their own symbols", () => {
+    assert.match(receiptRow({ status: "passed", scope: "targeted" }, NOW).label, /^◐ passed · targeted$/);
+    assert.match(receiptRow({ status: "failed", scope: "full", reason: "no tests ran" }, NOW).label, /^✗ failed/);
+    assert.equal(receiptRow({ status: "failed", reason: "no tests ran" }, NOW).detail, "no tests ran");
+    assert.equal(receiptRow({}, NOW).label, "⚠ unknown");
+  });
+
+  it("falls back to the canonical command", () => {
+    assert.equal(receiptRow({ canonical_command: "pytest" }, NOW).description, "pytest");
+  });
+});
+
+describe("formatDuration", () => {
+  it("uses ms, s and min", () => {
+    assert.equal(formatDuration(0.85), "850 ms");
+    assert.equal(formatDuration(4.2), "4.2 s");
+    assert.equal(formatDuration(185), "3 min 5 s");
+  });
+});

@@ -1,0 +1,946 @@
+"""Classify a command line: is it evidence, of what, how wide, and did it pass (design §3).
+
+`classify()` is pure: it reads the line, the facts and (for scope) whether paths exist; it never runs anything.
+The steps follow the design: split the line (`freshpass.facts.shell`), track `cd` and `set -o pipefail`, decide
+which exit status belongs to which command (attribution), normalise each simple command and match it against the
+facts' verify commands or the recognised runners (`freshpass.facts.runners`), then derive kind, scope and status.
+
+`matches` lists every attributable match; when the line is not attributable it is empty, and the headline fields
+still describe the first recognised command (so a person sees why `pytest; echo done` is not evidence).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from freshpass.facts.model import Kind, ProjectFacts, VerifyCommand
+from freshpass.facts.runners import (
+    Identified,
+    Invocation,
+    NotEvidence,
+    Rejected,
+    identify,
+    narrowing_of,
+    normalise,
+    positional_indexes,
+)
+from freshpass.facts.shell import (
+    AndOr,
+    ParsedLine,
+    Pipeline,
+    ShellSyntaxError,
+    SimpleCommand,
+    Subshell,
+    join_words,
+    parse_line,
+    simple_commands,
+)
+
+__all__ = ["Classification", "Match", "classify", "targeted_command_for"]
+
+Scope = Literal["full", "targeted"]
+Status = Literal["passed", "failed"]
+
+# Tools whose `run NAME` starts a script the project declares (normalised as (tool, "run", NAME, *args)).
+_SCRIPT_RUNNERS = ("npm", "pnpm", "yarn", "bun", "composer", "pdm", "hatch", "rye", "pixi")
+NO_TESTS_RAN = "no tests ran"
+ABORTED = "aborted"
+_MAX_NESTING = 8  # subshells and `bash -c` scripts inside each other
+
+
+@dataclass(frozen=True)
+class Match:
+    """One recognised command on the line (design §3.4)."""
+
+    canonical_command: str
+    approved: bool
+    kind: Kind
+    scope: Scope
+    cwd: str | None  # relative to the root (POSIX) when under it, else absolute; None when unknowable
+    source: str | None  # the facts entry's source when approved
+    args: tuple[str, ...]  # trailing args beyond the declared command (approved) or after the runner
+    runner: str = field(default="", compare=False)  # a label for explanations: "pytest", "npm test"
+    narrowed_by: tuple[str, ...] = field(default=(), compare=False)  # why the scope is targeted
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "canonical_command": self.canonical_command,
+            "approved": self.approved,
+            "kind": self.kind,
+            "scope": self.scope,
+            "cwd": self.cwd,
+            "source": self.source,
+            "args": list(self.args),
+        }
+
+
+@dataclass(frozen=True)
+class Classification:
+    """The answer for one command line (`freshpass classify --json`, design §8)."""
+
+    matched: bool
+    canonical_command: str | None = None
+    approved: bool = False
+    kind: Kind | None = None
+    scope: Scope | None = None
+    attributable: bool = False
+    status: Status | None = None
+    reason: str | None = None
+    matches: tuple[Match, ...] = ()
+    headline: Match | None = field(default=None, compare=False)  # what the headline fields describe
+    # commands on the line that were seen but are not evidence, and why (`ruff format .` before `pytest`)
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "matched": self.matched,
+            "canonical_command": self.canonical_command,
+            "approved": self.approved,
+            "kind": self.kind,
+            "scope": self.scope,
+            "attributable": self.attributable,
+            "status": self.status,
+            "reason": self.reason,
+            "matches": [m.to_json() for m in self.matches],
+        }
+
+
+def _no_match(reason: str) -> Classification:
+    return Classification(matched=False, reason=reason)
+
+
+# --- declared commands -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Declared:
+    command: VerifyCommand
+    invocations: tuple[Invocation, ...]  # more than one for a compound declaration (`make lint && make test`)
+
+
+@functools.lru_cache(maxsize=64)
+def _prepare(commands: tuple[VerifyCommand, ...], root: Path) -> tuple[_Declared, ...]:
+    """Normalise every declared spelling once per (facts, root): both sides of a match go through `normalise`."""
+    prepared: list[_Declared] = []
+    for command in commands:
+        cwd = Path(os.path.normpath(root / command.cwd))
+        for spelling in (command.command, *command.alternatives):
+            try:
+                parsed = parse_line(spelling)
+            except ShellSyntaxError:
+                continue
+            invocations = tuple(_declared_invocations(parsed, cwd, root))
+            if invocations:
+                prepared.append(_Declared(command, invocations))
+    return tuple(prepared)
+
+
+def _hashable(commands: Iterable[VerifyCommand]) -> tuple[VerifyCommand, ...]:
+    """The cache key for `_prepare` (alternatives built as a list would make a frozen command unhashable)."""
+    return tuple(
+        c if isinstance(c.alternatives, tuple) else dataclasses.replace(c, alternatives=tuple(c.alternatives))
+        for c in commands
+    )
+
+
+def _declared_invocations(parsed: ParsedLine, cwd: Path, root: Path) -> Iterable[Invocation]:
+    state = _ShellState(cwd)
+    for command in simple_commands(parsed):
+        if state.apply_builtin(command):
+            continue
+        result = normalise(command.argv, state.cwd, root)
+        if isinstance(result, list):
+            yield from result
+
+
+def _approved_trailing(declared: Invocation, run: Invocation, runner: Identified | None) -> tuple[str, ...] | None:
+    """The run's tokens beyond the declared ones, or None when the run is not that declared command.
+
+    Design §3.4: the run's leading non-option tokens equal the declared ones, every declared token appears, and
+    options may sit anywhere (`go test -v ./...` matches `go test ./...`)."""
+    if run.tokens[:1] != declared.tokens[:1]:
+        return None  # a different program, whatever its arguments
+    spec = runner.runner if runner else None
+    declared_positionals = [declared.tokens[i] for i in positional_indexes(declared.tokens, spec)]
+    run_positionals = [run.tokens[i] for i in positional_indexes(run.tokens, spec)]
+    if run_positionals[: len(declared_positionals)] != declared_positionals:
+        return None
+    remaining = list(run.tokens)
+    for token in declared.tokens:
+        try:
+            remaining.remove(token)
+        except ValueError:
+            return None
+    return tuple(remaining)
+
+
+# --- shell state: cd, pushd, set -o pipefail -------------------------------------------------------------------
+
+
+class _ShellState:
+    def __init__(self, cwd: Path | None) -> None:
+        self.cwd = cwd
+        self.previous: Path | None = None
+        self.stack: list[Path | None] = []
+        self.pipefail = False
+
+    def child(self, *, pipefail: bool | None = None) -> _ShellState:
+        """The state a subshell or `bash -c` starts with; its changes do not come back."""
+        state = _ShellState(self.cwd)
+        state.previous, state.stack = self.previous, list(self.stack)
+        state.pipefail = self.pipefail if pipefail is None else pipefail
+        return state
+
+    def apply_builtin(self, command: SimpleCommand) -> bool:
+        """Apply `cd`/`pushd`/`popd`/`set` effects; True when the command is one of those builtins."""
+        argv = command.argv
+        if not argv:
+            return True
+        head = argv[0]
+        if head in ("cd", "pushd", "chdir"):
+            args = [a for a in argv[1:] if a not in ("-L", "-P", "-e", "-@", "--")]
+            if command.words[0].expands or any(w.expands for w in command.words[1:]):
+                new: Path | None = None
+            elif not args:
+                new = Path.home() if head != "pushd" else self.cwd
+            elif args[0] == "-":
+                new = self.previous
+            else:
+                new = _join(self.cwd, args[0])
+            if head == "pushd":
+                self.stack.append(self.cwd)
+            self.previous, self.cwd = self.cwd, new
+            return True
+        if head == "popd":
+            self.previous, self.cwd = self.cwd, (self.stack.pop() if self.stack else None)
+            return True
+        if head == "set":
+            for i, token in enumerate(argv[1:], start=1):
+                if token[:1] in "-+" and "o" in token[1:] and argv[i + 1 : i + 2] == ("pipefail",):
+                    self.pipefail = token[0] == "-"
+            return True
+        return False
+
+
+def _join(cwd: Path | None, target: str) -> Path | None:
+    if cwd is None and not os.path.isabs(os.path.expanduser(target)):
+        return None
+    path = Path(os.path.expanduser(target))
+    return Path(os.path.normpath(path if path.is_absolute() or cwd is None else cwd / path))
+
+
+# --- classification --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Found:
+    """A recognised command at its place on the line."""
+
+    match: Match
+    invocation: Invocation
+
+
+@dataclass
+class _Context:
+    root: Path | None
+    declared: tuple[_Declared, ...]
+    not_evidence: list[str] = field(default_factory=list)  # seen, never evidence, and why
+    heads: list[str] = field(default_factory=list)  # commands that are not checks, for the no-match reason
+
+
+@dataclass
+class _Walk:
+    """What a list, chain, pipeline or command contributes (design §3.2).
+
+    `reporting` are the matches whose exit status the part's own status reflects, under `conditions` ("the
+    chain exits 0"); `blocker` says why the status cannot be attributed at all (`||`, a pipe without pipefail);
+    `silent` says why earlier matches do not report (`pytest; echo done`). `sequence` is every invocation in
+    reporting position, recognised or not, for matching declared chains.
+    """
+
+    found: list[_Found] = field(default_factory=list)
+    reporting: list[_Found] = field(default_factory=list)
+    sequence: list[Invocation] = field(default_factory=list)
+    blocker: str | None = None
+    silent: str | None = None
+    conditions: list[str] = field(default_factory=list)
+
+    def absorb(self, part: _Walk) -> None:
+        self.found += part.found
+        self.reporting += part.reporting
+        self.sequence += part.sequence
+        self.blocker = self.blocker or part.blocker
+        self.silent = self.silent or part.silent
+        self.conditions += [c for c in part.conditions if c not in self.conditions]
+
+
+def classify(
+    line: str,
+    *,
+    cwd: str | os.PathLike[str],
+    root: str | os.PathLike[str] | None = None,
+    facts: ProjectFacts | None = None,
+    exit_code: int | None = None,
+    output: str | None = None,
+) -> Classification:
+    """Classify one command line as typed (design §3). Never raises on any text; never runs anything."""
+    root_path = Path(root) if root is not None else (Path(facts.root) if facts is not None else None)
+    if root_path is not None:
+        root_path = Path(os.path.normpath(os.path.abspath(root_path)))
+    cwd_path = Path(os.path.normpath(os.path.abspath(cwd)))
+    declared = _prepare(_hashable(facts.verify_commands), root_path) if facts is not None and root_path else ()
+    if not line.strip():
+        return _no_match("empty command line")
+    try:
+        parsed = parse_line(line)
+    except ShellSyntaxError as exc:
+        return _no_match(f"cannot split the line reliably: {exc}")
+    if not parsed.statements:
+        return _no_match("nothing runs (only comments)")
+    if parsed.statements[-1].background:
+        return _no_match("it runs in the background (&): its exit status is not known")
+
+    context = _Context(root_path, declared)
+    walk = _walk_list(parsed, _ShellState(cwd_path), exit_code, context, depth=0)
+    found = _match_compound(walk, declared, root_path)
+    if not found.found:
+        if context.not_evidence:
+            return _no_match("; ".join(context.not_evidence))
+        heads = context.heads
+        shown = ", ".join(f"`{h}`" for h in heads[:3])
+        return _no_match(
+            f"no recognised check: {shown} {'is' if len(heads) == 1 else 'are'} not a verify command or a "
+            "recognised test/lint/typecheck/build runner"
+            if heads
+            else "no recognised check on this line"
+        )
+
+    attributable = bool(found.reporting) and found.blocker is None
+    matches = tuple(f.match for f in found.reporting) if attributable else ()
+    headline = _headline(list(matches) or [f.match for f in found.found])
+    status: Status | None = None
+    reason: str | None = None
+    if not attributable:
+        reason = found.blocker if found.reporting else found.silent
+    elif exit_code is not None:
+        status, reason = _status(exit_code, output, found.reporting)
+    elif found.conditions:
+        reason = "counts only if " + " and ".join(found.conditions)
+    return Classification(
+        matched=True,
+        canonical_command=headline.canonical_command,
+        approved=headline.approved,
+        kind=headline.kind,
+        scope=headline.scope,
+        attributable=attributable,
+        status=status,
+        reason=reason,
+        matches=matches,
+        headline=headline,
+        notes=tuple(context.not_evidence),
+    )
+
+
+def _walk_list(
+    parsed: ParsedLine, state: _ShellState, exit_code: int | None, context: _Context, *, depth: int
+) -> _Walk:
+    """A list reports the status of its last statement only; a background job anywhere blocks attribution."""
+    walk = _Walk()
+    statements = parsed.statements
+    last = len(statements) - 1
+    background = False
+    for index, statement in enumerate(statements):
+        if index < last:
+            part = _walk_and_or(statement.body, state.child() if statement.background else state, None, context, depth)
+            walk.found += part.found
+            background = background or statement.background
+            continue
+        part = _walk_and_or(statement.body, state, exit_code, context, depth)
+        earlier = list(walk.found)
+        walk.absorb(part)
+        if statement.background:
+            walk.blocker = "it runs in the background (&): its exit status is not known"
+        if earlier and not part.reporting and walk.silent is None:
+            reporter = _describe(statement.body)
+            names = ", ".join(dict.fromkeys(f"`{f.match.runner}`" for f in earlier[:3]))
+            walk.silent = f"only the last command's exit status is known: it is `{reporter}`'s, not {names}'s"
+    if background:
+        walk.blocker = "a background job (&) runs alongside it: the exit status is not tied to the check"
+    return walk
+
+
+def _describe(body: AndOr) -> str:
+    return " && ".join(" | ".join(str(c) for c in p.commands) for p in body.pipelines)
+
+
+def _walk_and_or(body: AndOr, state: _ShellState, exit_code: int | None, context: _Context, depth: int) -> _Walk:
+    """An && chain reports every member when it exits 0 (each one passed); `||` hides which one ran last."""
+    walk = _Walk()
+    chained = len(body.pipelines) > 1
+    if "||" in body.operators:
+        walk.blocker = "`||` hides the exit status of the check"
+    member_exit = exit_code if not chained else (0 if exit_code == 0 else None)
+    for pipeline in body.pipelines:
+        walk.absorb(_walk_pipeline(pipeline, state, member_exit, context, depth))
+    if chained and walk.blocker is None:
+        if exit_code is not None and exit_code != 0:
+            walk.blocker = "a failed && chain: which command failed is unknown, so nothing is recorded"
+        elif "the whole && chain exits 0" not in walk.conditions:
+            walk.conditions.append("the whole && chain exits 0")
+    return walk
+
+
+def _walk_pipeline(
+    pipeline: Pipeline, state: _ShellState, exit_code: int | None, context: _Context, depth: int
+) -> _Walk:
+    walk = _Walk()
+    piped = len(pipeline.commands) > 1
+    if pipeline.negated:
+        walk.blocker = "`!` inverts the exit status"
+    elif piped and not state.pipefail:
+        walk.blocker = "a pipe (|) reports the exit status of its last command, not the check's"
+    elif piped and exit_code is not None and exit_code != 0:
+        walk.blocker = "a failed pipeline under pipefail: which command failed is unknown"
+    elif piped:
+        walk.conditions.append("the pipeline (under pipefail) exits 0")
+    member_exit = exit_code if not piped else (0 if exit_code == 0 else None)
+    for command in pipeline.commands:
+        # each command of a pipe runs in its own subshell: its `cd` does not last
+        own_state = state.child() if piped else state
+        if isinstance(command, Subshell):
+            if depth >= _MAX_NESTING:
+                context.not_evidence.append("subshells nested this deep are not analysed")
+                continue
+            walk.absorb(_walk_list(command.body, own_state.child(), member_exit, context, depth=depth + 1))
+            continue
+        walk.absorb(_walk_simple(command, own_state, member_exit, context, depth))
+    return walk
+
+
+def _walk_simple(
+    command: SimpleCommand, state: _ShellState, exit_code: int | None, context: _Context, depth: int
+) -> _Walk:
+    walk = _Walk()
+    if state.apply_builtin(command):
+        return walk
+    if command.words[0].expands:
+        context.heads.append(str(command))
+        return walk
+    result = normalise(command.argv, state.cwd, context.root)
+    if result is None:
+        return walk
+    if isinstance(result, Rejected):
+        context.not_evidence.append(f"`{command}`: {result.reason}")
+        return walk
+    for invocation in result:
+        if invocation.shell_script is not None:
+            walk.absorb(_walk_shell_script(command, invocation, state, exit_code, context, depth))
+            continue
+        walk.sequence.append(invocation)
+        outcome = _match(invocation, context.declared, context.root)
+        if isinstance(outcome, Match):
+            found = _Found(outcome, invocation)
+            walk.found.append(found)
+            walk.reporting.append(found)
+            continue
+        context.heads.append(str(command))
+        if outcome is not None:
+            context.not_evidence.append(f"`{command}`: {outcome.reason}")
+    return walk
+
+
+def _walk_shell_script(
+    command: SimpleCommand,
+    invocation: Invocation,
+    state: _ShellState,
+    exit_code: int | None,
+    context: _Context,
+    depth: int,
+) -> _Walk:
+    """`bash -c SCRIPT` is a child shell running SCRIPT: classified like a subshell (pipefail not inherited)."""
+    if depth >= _MAX_NESTING:
+        context.not_evidence.append(f"`{command}`: shells nested this deep are not analysed")
+        return _Walk()
+    try:
+        parsed = parse_line(invocation.shell_script or "")
+    except ShellSyntaxError as exc:
+        context.not_evidence.append(f"`{command}`: cannot split its script reliably: {exc}")
+        return _Walk()
+    if not parsed.statements:
+        return _Walk()
+    if parsed.statements[-1].background:
+        context.not_evidence.append(f"`{command}`: its script ends in the background (&)")
+        return _Walk()
+    child = state.child(pipefail=invocation.shell_pipefail)
+    child.cwd = invocation.cwd
+    return _walk_list(parsed, child, exit_code, context, depth=depth + 1)
+
+
+def _headline(matches: list[Match]) -> Match:
+    return next((m for m in matches if m.kind == "test"), matches[0])
+
+
+# Output that says a run executed nothing (design §3.7). Each pattern is specific to one runner's wording.
+_NO_TESTS_PATTERNS = (
+    re.compile(r"\bno tests ran\b", re.IGNORECASE),  # pytest summary; unittest ≥ 3.12 "NO TESTS RAN"
+    re.compile(r"^Ran 0 tests? in\b", re.MULTILINE),  # unittest
+    re.compile(r"^\s*collected 0 items\s*$", re.MULTILINE),  # pytest, nothing collected or selected
+    re.compile(r"\bNo tests found\b"),  # jest (also with --passWithNoTests)
+    re.compile(r"\bNo test files found\b"),  # vitest
+    re.compile(r"^# tests 0\s*$", re.MULTILINE),  # node --test
+    re.compile(r"\bRan 0 tests across\b"),  # bun test
+    re.compile(r"^\s*0 passing\b", re.MULTILINE),  # mocha
+    re.compile(r"\bNo tests executed\b"),  # phpunit
+    re.compile(r"^0 examples, 0 failures", re.MULTILINE),  # rspec
+)
+_CARGO_RESULT = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed")
+_GO_PACKAGE_LINE = re.compile(r"^(ok|FAIL|\?)\s+\S+.*$", re.MULTILINE)
+_OUTPUT_WINDOW = 256 * 1024
+
+
+def ran_no_tests(output: str) -> bool:
+    """Does this output say that no test was executed?"""
+    if len(output) > 2 * _OUTPUT_WINDOW:  # summaries sit at the end; the head holds collection errors
+        output = output[:_OUTPUT_WINDOW] + "\n" + output[-_OUTPUT_WINDOW:]
+    if any(p.search(output) for p in _NO_TESTS_PATTERNS):
+        return True
+    cargo = [(int(a), int(b)) for a, b in _CARGO_RESULT.findall(output)]
+    if cargo and sum(a + b for a, b in cargo) == 0:
+        return True
+    go_lines = _GO_PACKAGE_LINE.findall(output)
+    if go_lines:
+        lines = [m.group(0) for m in _GO_PACKAGE_LINE.finditer(output)]
+        return all("[no test files]" in ln or "[no tests to run]" in ln for ln in lines)
+    return False
+
+
+def _aborted(exit_code: int) -> bool:
+    # 124: timeout(1) killed it; 128+N: killed by signal N (130 SIGINT, 137 SIGKILL, 143 SIGTERM); negative: a
+    # signal as Python's subprocess reports it.
+    return exit_code == 124 or 128 < exit_code <= 128 + 64 or exit_code < 0
+
+
+def _status(exit_code: int, output: str | None, reporting: list[_Found]) -> tuple[Status, str | None]:
+    if _aborted(exit_code):
+        return "failed", ABORTED
+    runs_tests = any(f.match.kind == "test" for f in reporting)
+    if runs_tests:
+        runners = {f.match.runner for f in reporting}
+        if exit_code == 5 and runners & {"pytest", "unittest"}:
+            return "failed", NO_TESTS_RAN
+        if output and ran_no_tests(output):
+            return "failed", NO_TESTS_RAN
+    return ("passed", None) if exit_code == 0 else ("failed", None)
+
+
+def _relative_cwd(cwd: Path | None, root: Path | None) -> str | None:
+    if cwd is None:
+        return None
+    if root is not None:
+        try:
+            rel = cwd.relative_to(root)
+        except ValueError:
+            return str(cwd)
+        return rel.as_posix() or "."
+    return str(cwd)
+
+
+def _display(tokens: tuple[str, ...]) -> str:
+    """A canonical spelling of normalised tokens: package scripts read `npm test`, `pnpm run lint`."""
+    if len(tokens) >= 3 and tokens[1] == "run" and tokens[0] in _SCRIPT_RUNNERS:
+        pm, script, args = tokens[0], tokens[2], tokens[3:]
+        head = [pm, "test"] if script == "test" and pm in ("npm", "pnpm", "yarn", "composer") else [pm, "run", script]
+        if args and pm == "npm":
+            return join_words([*head, "--", *args])
+        return join_words([*head, *args])
+    return join_words(list(tokens))
+
+
+def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path | None) -> Match | NotEvidence | None:
+    identified = identify(invocation.tokens)
+    if isinstance(identified, NotEvidence):
+        return identified
+    runner = identified if isinstance(identified, Identified) else None
+    best: tuple[_Declared, tuple[str, ...]] | None = None
+    for candidate in declared:
+        if len(candidate.invocations) != 1:
+            continue  # a compound declaration (`npm ci && npm test`) is matched as a whole: see _match_compound
+        spelled = candidate.invocations[0]
+        if spelled.cwd is None or invocation.cwd is None or spelled.cwd != invocation.cwd:
+            continue
+        trailing = _approved_trailing(spelled, invocation, runner or _identified(spelled.tokens))
+        if trailing is None:
+            continue
+        if best is None or len(spelled.tokens) > len(best[0].invocations[0].tokens):
+            best = (candidate, trailing)
+    cwd_text = _relative_cwd(invocation.cwd, root)
+    # A package script's arguments reach the runner its body starts (`"test": "jest"`): read them as jest's.
+    arguments_of = _script_runner(invocation) or runner
+    if best is not None:
+        candidate, trailing = best
+        spelled = candidate.invocations[0]
+        narrowing = narrowing_of(trailing, arguments_of or _identified(spelled.tokens), invocation.cwd, root).reasons
+        narrowing += [f"option {a}" for a in invocation.wrapper_args if a not in spelled.wrapper_args]
+        command = candidate.command
+        extra = list(trailing)
+        if extra and _is_npm_script(spelled.tokens) and "--" not in command.command.split():
+            extra = ["--", *extra]
+        return Match(
+            canonical_command=" ".join([command.command, *([join_words(extra)] if extra else [])]),
+            approved=True,
+            kind=command.kind,
+            scope="targeted" if narrowing else "full",
+            cwd=cwd_text,
+            source=command.source or None,
+            args=trailing,
+            runner=runner.label if runner else command.command,
+            narrowed_by=tuple(narrowing),
+        )
+    if runner is None:
+        return None
+    args = invocation.tokens[runner.head :]
+    narrowing = narrowing_of(args, arguments_of, invocation.cwd, root).reasons
+    narrowing += [f"option {a}" for a in invocation.wrapper_args]
+    return Match(
+        canonical_command=_display(invocation.tokens),
+        approved=False,
+        kind=runner.kind,
+        scope="targeted",  # design §3.4: a runner the facts do not list is never full
+        cwd=cwd_text,
+        source=None,
+        args=args,
+        runner=runner.label,
+        narrowed_by=("not one of the project's verify commands", *narrowing),
+    )
+
+
+def _identified(tokens: tuple[str, ...]) -> Identified | None:
+    found = identify(tokens)
+    return found if isinstance(found, Identified) else None
+
+
+def _script_runner(invocation: Invocation) -> Identified | None:
+    """The runner a package.json script starts (`"test": "vitest run"` → vitest), to read the script's args."""
+    tokens = invocation.tokens
+    if (
+        invocation.cwd is None
+        or len(tokens) < 3
+        or tokens[1] != "run"
+        or tokens[0] not in ("npm", "pnpm", "yarn", "bun")
+    ):
+        return None
+    body = _package_scripts(invocation.cwd / "package.json").get(tokens[2])
+    if not body:
+        return None
+    try:
+        parsed = parse_line(body)
+    except ShellSyntaxError:
+        return None
+    # the script's extra arguments are appended to its last command
+    last = _last_simple(parsed)
+    if last is None:
+        return None
+    result = normalise(last.argv, invocation.cwd)
+    if not isinstance(result, list) or not result:
+        return None
+    found = _identified(result[0].tokens)
+    return found if found is not None and found.runner.name not in ("task", "script") else None
+
+
+def _package_scripts(manifest: Path) -> dict[str, str]:
+    try:
+        stat = manifest.stat()
+    except (OSError, ValueError):  # ValueError: a path with a NUL byte, as typed
+        return {}
+    return _read_package_scripts(str(manifest), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=32)
+def _read_package_scripts(manifest: str, _mtime_ns: int, _size: int) -> dict[str, str]:
+    """package.json `scripts` (cached per file version: the key includes mtime and size)."""
+    try:
+        data = json.loads(Path(manifest).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    if not isinstance(scripts, dict):
+        return {}
+    return {str(k): v for k, v in scripts.items() if isinstance(v, str)}
+
+
+def _match_compound(walk: _Walk, declared: tuple[_Declared, ...], root: Path | None) -> _Walk:
+    """A declared chain (`npm ci && npm test`) typed as such is that one command: its members become one match."""
+    for candidate in declared:
+        members = candidate.invocations
+        if len(members) < 2:
+            continue
+        sequence = walk.sequence
+        for start in range(len(sequence) - len(members) + 1):
+            window = sequence[start : start + len(members)]
+            if not all(
+                run.tokens == member.tokens and run.cwd == member.cwd
+                for run, member in zip(window, members, strict=True)
+            ):
+                continue
+            command = candidate.command
+            merged = _Found(
+                Match(
+                    canonical_command=command.command,
+                    approved=True,
+                    kind=command.kind,
+                    scope="full",
+                    cwd=_relative_cwd(window[0].cwd, root),
+                    source=command.source or None,
+                    args=(),
+                    runner=command.command,
+                ),
+                window[-1],
+            )
+
+            def replace(
+                found: list[_Found], merged: _Found = merged, window: list[Invocation] = window
+            ) -> list[_Found]:
+                kept = [f for f in found if not any(f.invocation is w for w in window)]
+                position = next((i for i, f in enumerate(found) if any(f.invocation is w for w in window)), len(kept))
+                return [*kept[:position], merged, *kept[position:]]
+
+            return _Walk(
+                found=replace(walk.found),
+                reporting=replace(walk.reporting),
+                sequence=walk.sequence,
+                blocker=walk.blocker,
+                silent=walk.silent,
+                conditions=walk.conditions,
+            )
+    return walk
+
+
+def _is_npm_script(tokens: tuple[str, ...]) -> bool:
+    return len(tokens) >= 3 and tokens[0] == "npm" and tokens[1] == "run"
+
+
+# --- the obvious targeted check for a file ---------------------------------------------------------------------
+
+
+def targeted_command_for(path: str | os.PathLike[str], root: str | os.PathLike[str], facts: ProjectFacts) -> str | None:
+    """The obvious narrower check for one file, or None when the project does not make one obvious.
+
+    pytest on a test file (or on `tests/test_foo.py` for `src/pkg/foo.py` when that exists), jest/vitest on a test
+    file or its sibling test, `go test ./dir` for a Go file, `cargo test [-p crate] [--test name]` for Rust. The
+    command is spelled through the project's own runner (`uv run pytest …`), prefixed with `cd DIR &&` when the
+    verify command runs below the root.
+    """
+    root_path = Path(os.path.normpath(os.path.abspath(root)))
+    file = Path(os.path.normpath(os.path.abspath(root_path / path)))
+    try:
+        rel = file.relative_to(root_path)
+    except ValueError:
+        return None
+    tests = [c for c in facts.verify_commands if c.kind == "test"]
+    suffix = file.suffix
+    if suffix == ".py":
+        return _targeted_python(file, root_path, tests)
+    if suffix in (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte"):
+        return _targeted_js(file, root_path, tests)
+    if suffix == ".go":
+        return _targeted_go(file, root_path, tests)
+    if suffix == ".rs":
+        return _targeted_rust(file, root_path, rel, tests)
+    return None
+
+
+def _command_cwd(command: VerifyCommand, root: Path) -> Path:
+    return Path(os.path.normpath(root / command.cwd))
+
+
+def _runner_prefix(command: VerifyCommand, root: Path, runner_name: str) -> tuple[list[str], Path] | None:
+    """The declared command's words up to and including the runner (`uv run pytest`), and its cwd."""
+    try:
+        parsed = parse_line(command.command)
+    except ShellSyntaxError:
+        return None
+    state = _ShellState(_command_cwd(command, root))
+    for simple in simple_commands(parsed):
+        if state.apply_builtin(simple):
+            continue
+        result = normalise(simple.argv, state.cwd, root)
+        if not isinstance(result, list) or not result or state.cwd is None:
+            continue
+        identified = identify(result[0].tokens)
+        if isinstance(identified, Identified) and identified.runner.name == runner_name:
+            argv = list(simple.argv)
+            # keep the wrapper words, drop the declared command's own arguments after the runner
+            tail = len(result[0].tokens) - identified.head
+            prefix = argv[: len(argv) - tail] if tail else argv
+            return prefix, state.cwd
+    return None
+
+
+def _last_simple(parsed: ParsedLine) -> SimpleCommand | None:
+    commands = list(simple_commands(parsed))
+    return commands[-1] if commands else None
+
+
+def _spell(prefix: list[str], cwd: Path, root: Path, targets: list[str]) -> str:
+    words = join_words([*prefix, *targets])
+    rel = cwd.relative_to(root).as_posix() if cwd != root else "."
+    return words if rel == "." else f"cd {join_words([rel])} && {words}"
+
+
+def _within(cwd: Path, file: Path) -> bool:
+    return file == cwd or cwd in file.parents
+
+
+def _targeted_python(file: Path, root: Path, tests: list[VerifyCommand]) -> str | None:
+    for command in tests:
+        found = _runner_prefix(command, root, "pytest")
+        if found is None or not _within(found[1], file):
+            continue
+        prefix, cwd = found
+        test_file = file if _is_python_test(file) else _python_test_for(file, cwd)
+        if test_file is None:
+            return None
+        return _spell(prefix, cwd, root, [os.path.relpath(test_file, cwd)])
+    return None
+
+
+def _is_python_test(file: Path) -> bool:
+    return file.name.startswith("test_") or file.stem.endswith("_test")
+
+
+def _python_test_for(source: Path, cwd: Path) -> Path | None:
+    """`src/pkg/foo.py` → the first existing of tests/test_foo.py, tests/pkg/test_foo.py, tests/unit/test_foo.py,
+    test/test_foo.py, a sibling test_foo.py / foo_test.py, pkg/tests/test_foo.py."""
+    name = source.stem
+    if name == "__init__":
+        return None
+    try:
+        rel_parts = source.parent.relative_to(cwd).parts
+    except ValueError:
+        return None
+    package_parts = rel_parts[1:] if rel_parts[:1] in (("src",), ("lib",)) else rel_parts
+    candidates = [
+        cwd / "tests" / f"test_{name}.py",
+        cwd / "tests" / Path(*package_parts[1:]) / f"test_{name}.py" if len(package_parts) > 1 else None,
+        cwd / "tests" / Path(*package_parts) / f"test_{name}.py" if package_parts else None,
+        cwd / "tests" / "unit" / f"test_{name}.py",
+        cwd / "test" / f"test_{name}.py",
+        source.parent / f"test_{name}.py",
+        source.parent / f"{name}_test.py",
+        source.parent / "tests" / f"test_{name}.py",
+    ]
+    return next((c for c in candidates if c is not None and c.is_file()), None)
+
+
+_JS_TEST = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
+
+
+def _targeted_js(file: Path, root: Path, tests: list[VerifyCommand]) -> str | None:
+    test_file = file if _JS_TEST.search(file.name) else _js_test_for(file)
+    if test_file is None:
+        return None
+    for command in tests:
+        cwd = _command_cwd(command, root)
+        if not _within(cwd, test_file):
+            continue
+        words = _js_spelling(command, cwd, root)
+        if words is not None:
+            return _spell(words, cwd, root, [os.path.relpath(test_file, cwd)])
+    return None
+
+
+def _js_test_for(source: Path) -> Path | None:
+    stem = source.name[: -len(source.suffix)]
+    for directory in (source.parent, source.parent / "__tests__"):
+        for kind in ("test", "spec"):
+            for ext in (source.suffix, ".ts", ".tsx", ".js", ".jsx"):
+                candidate = directory / f"{stem}.{kind}{ext}"
+                if candidate.is_file():
+                    return candidate
+    return None
+
+
+def _js_spelling(command: VerifyCommand, cwd: Path, root: Path) -> list[str] | None:
+    """How to hand one test file to this declared command: the runner itself (`npx vitest run`), or the package
+    script whose last command is jest or vitest (`npm test --`), so that the script's own flags still apply."""
+    for name in ("jest", "vitest"):
+        found = _runner_prefix(command, root, name)
+        if found is not None:
+            prefix = found[0]
+            return [*prefix, "run"] if name == "vitest" and prefix[-1:] != ["run"] else prefix
+    try:
+        simple = list(simple_commands(parse_line(command.command)))
+    except ShellSyntaxError:
+        return None
+    if len(simple) != 1:
+        return None
+    result = normalise(simple[0].argv, cwd, root)
+    if not isinstance(result, list) or not result:
+        return None
+    runner = _script_runner(result[0])
+    if runner is None or runner.runner.name not in ("jest", "vitest"):
+        return None
+    words = list(simple[0].argv)
+    # npm keeps arguments after `--` for the script; pnpm, yarn and bun pass them on as they are
+    return [*words, "--"] if result[0].tokens[0] == "npm" and "--" not in words else words
+
+
+def _targeted_go(file: Path, root: Path, tests: list[VerifyCommand]) -> str | None:
+    best: tuple[list[str], Path] | None = None
+    for command in tests:
+        found = _runner_prefix(command, root, "go test")
+        if found is not None and _within(found[1], file) and (best is None or len(found[1].parts) > len(best[1].parts)):
+            best = found
+    if best is None:
+        return None
+    prefix, cwd = best
+    rel = file.parent.relative_to(cwd).as_posix()
+    return _spell(prefix, cwd, root, ["." if rel == "." else f"./{rel}"])
+
+
+def _targeted_rust(file: Path, root: Path, rel: Path, tests: list[VerifyCommand]) -> str | None:
+    best: tuple[list[str], Path] | None = None
+    for command in tests:
+        found = _runner_prefix(command, root, "cargo")
+        if found is not None and _within(found[1], file):
+            best = found
+            break
+    if best is None:
+        return None
+    prefix, cwd = best
+    crate_dir = next((d for d in file.parents if (d / "Cargo.toml").is_file() and _within(cwd, d)), None)
+    if crate_dir is None:
+        return None
+    targets: list[str] = []
+    if crate_dir != cwd:
+        name = _crate_name(crate_dir / "Cargo.toml")
+        if name is None:
+            return None
+        targets += ["-p", name]
+    if file.parent == crate_dir / "tests":
+        targets += ["--test", file.stem]
+    if not targets:
+        return None  # a single crate's source file: the whole `cargo test` is already the narrowest obvious run
+    return _spell(prefix, cwd, root, targets)
+
+
+def _crate_name(manifest: Path) -> str | None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = data.get("package", {}).get("name") if isinstance(data.get("package"), dict) else None
+    return name if isinstance(name, str) else None

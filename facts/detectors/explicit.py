@@ -1,0 +1,60 @@
+"""Level 1: what the project tells freshpass directly, `[tool.freshpass]` in pyproject.toml or `.freshpass.toml`."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from freshpass.facts.model import KINDS, Kind
+
+from .base import EXPLICIT, Collector, get_path, normalise_cwd
+
+
+def detect(c: Collector) -> None:
+    pyproject = c.load_toml("pyproject.toml")
+    section = get_path(pyproject, "tool", "freshpass")
+    if section is not None:
+        c.manifest("pyproject.toml")
+        _read_config(c, section, "pyproject.toml", "tool.freshpass")
+    config = c.load_toml(".freshpass.toml")
+    if config is not None:
+        c.manifest(".freshpass.toml")
+        c.context(".freshpass.toml")
+        _read_config(c, config, ".freshpass.toml", "")
+
+
+def _read_config(c: Collector, config: Any, rel: str, prefix: str) -> None:
+    where = f"{prefix}." if prefix else ""
+    if not isinstance(config, dict):
+        c.problem(rel, f"[{prefix}] must be a table")
+        return
+    verify = config.get("verify", [])
+    if not isinstance(verify, list):
+        c.problem(rel, f'{where}verify must be an array of tables like {{command = "pytest", kind = "test"}}')
+        verify = []
+    for index, entry in enumerate(verify):
+        source = f"{rel}#{where}verify[{index}]"
+        if isinstance(entry, str):
+            entry = {"command": entry}
+        if not isinstance(entry, dict):
+            c.problem(rel, f"{where}verify[{index}] must be a table with a 'command' string")
+            continue
+        command = entry.get("command")
+        if not isinstance(command, str) or not command.strip():
+            c.problem(rel, f"{where}verify[{index}] needs a non-empty 'command' string")
+            continue
+        kind = entry.get("kind", "test")
+        if kind not in KINDS:
+            c.problem(rel, f"{where}verify[{index}].kind {kind!r} is not one of {', '.join(KINDS)}")
+            continue
+        cwd = entry.get("cwd", ".")
+        if not isinstance(cwd, str) or cwd.startswith("/") or normalise_cwd(cwd).startswith(".."):
+            c.problem(rel, f"{where}verify[{index}].cwd must be a directory relative to the root, got {cwd!r}")
+            continue
+        c.add(command, cast(Kind, kind), source, EXPLICIT, cwd=cwd)
+    ignore = config.get("ignore", [])
+    if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
+        c.problem(rel, f"{where}ignore must be an array of gitignore-style glob strings")
+    else:
+        for glob in ignore:
+            if glob not in c.ignore:
+                c.ignore.append(glob)

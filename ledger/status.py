@@ -1,0 +1,102 @@
+"""A root's status: is there evidence for exactly the content it has now, and did it pass? (design §4.5)
+
+`build_status` is a pure function of the receipts and the changed paths, so the language server can reuse it with
+its own cached snapshot; `root_status` gathers those inputs from the ledger and the working tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from freshpass.facts.model import ProjectFacts
+from freshpass.ledger.content import ContentSnapshot, changed_paths
+from freshpass.ledger.content import snapshot as take_snapshot
+from freshpass.ledger.store import Evidence, Ledger
+
+HEADLINE_KIND = "test"
+
+
+def pick_headline(receipts: Mapping[str, Evidence]) -> Evidence | None:
+    """The receipt a status is about: the one of kind `test` if any, else the newest of any kind."""
+    if HEADLINE_KIND in receipts:
+        return receipts[HEADLINE_KIND]
+    return max(receipts.values(), key=lambda evidence: evidence.id, default=None)
+
+
+def build_status(
+    root: str,
+    fresh: Mapping[str, Evidence],
+    newest: Mapping[str, Evidence],
+    changed: Sequence[str] = (),
+    verify_commands: Iterable[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """The status JSON (stable) from each kind's freshest and newest receipts.
+
+    `fresh`: per kind, the newest evidence recorded against the current content (and not already stale when
+    recorded). `newest`: per kind, the newest evidence at all. `changed`: paths that differ from the content of
+    the stale headline evidence (ignored when something is fresh).
+    """
+    kinds: dict[str, dict[str, Any]] = {}
+    for kind in sorted(set(fresh) | set(newest)):
+        receipt = fresh.get(kind)
+        if receipt is not None:
+            kinds[kind] = {"status": receipt.status, "scope": receipt.scope, "fresh": True}
+        else:
+            receipt = newest[kind]
+            kinds[kind] = {"status": "stale", "scope": None, "fresh": False}
+        kinds[kind]["evidence"] = receipt.status_json()
+
+    headline = pick_headline(fresh)
+    if headline is not None:
+        status, scope, changed = headline.status, headline.scope, ()
+    else:
+        headline = pick_headline(newest)
+        status = "stale" if headline is not None else "unverified"
+        scope = None
+        if headline is None:
+            changed = ()
+    return {
+        "root": root,
+        "status": status,
+        "scope": scope,
+        "kinds": kinds,
+        "evidence": headline.status_json() if headline is not None else None,
+        "changed_paths": list(changed),
+        "verify_commands": [dict(command) for command in verify_commands],
+    }
+
+
+async def root_status(
+    ledger: Ledger,
+    root: str | os.PathLike[str],
+    facts: ProjectFacts | None,
+    snapshot: ContentSnapshot | None = None,
+    *,
+    ignore: Iterable[str] = (),
+    ignore_prose: bool = True,
+) -> dict[str, Any]:
+    """The status JSON of `root` now (design §4.5).
+
+    Without `snapshot` the content is read from disk (git runs in a worker thread). Ignore globs are the
+    `ignore` argument (settings) plus the facts' own (`[tool.freshpass] ignore`). Raises `ContentError` when the
+    content cannot be read, `LedgerError` when the ledger cannot.
+    """
+    root_key = os.fspath(root)
+    globs = [*ignore, *(facts.ignore if facts is not None else ())]
+    current = (
+        snapshot if snapshot is not None else await asyncio.to_thread(take_snapshot, root_key, globs, ignore_prose)
+    )
+    fresh, newest = await ledger.heads(root_key, current.content_id)
+    changed: list[str] = []
+    if not fresh:
+        reference = pick_headline(newest)
+        if reference is not None:
+            old_manifest = None if current.is_git else await ledger.manifest(reference.content_id)
+            changed = await asyncio.to_thread(
+                changed_paths, root_key, reference.content_id, current, old_manifest=old_manifest
+            )
+    commands = [command.to_json() for command in facts.verify_commands] if facts is not None else []
+    return build_status(root_key, fresh, newest, changed, commands)

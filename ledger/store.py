@@ -1,0 +1,728 @@
+"""The evidence ledger: one SQLite file shared by every editor, terminal, agent and CI job (design §4.1–4.2).
+
+One async API (aiosqlite) serves the CLI and the language server. Many processes write at once: WAL lets readers
+go on while one writer appends, writes take the write lock up front (`BEGIN IMMEDIATE`) so two writers never
+deadlock upgrading a read lock, and `busy_timeout` makes a writer wait its turn instead of failing. Every failure
+a person can meet (unwritable state dir, a locked or corrupt file, a file from a newer freshpass) becomes a
+`LedgerError` whose message says what to do; a corrupt file is moved aside, kept, and a new ledger started.
+
+aiosqlite runs each connection on its own thread, which keeps the process alive until the connection is closed:
+use `async with await Ledger.open() as ledger:` (or call `close()`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+import time
+import zlib
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, fields
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+from freshpass.facts.model import KINDS
+from freshpass.ledger.paths import LEDGER_ENV, default_ledger_path
+from freshpass.ledger.schema import MIGRATIONS, SCHEMA_VERSION
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_ENV = "FRESHPASS_LEDGER_BUSY_TIMEOUT"  # seconds; how long a writer waits for a locked ledger
+DEFAULT_BUSY_TIMEOUT = 10.0
+
+# The stored output summary: enough to see what failed, small enough that 1,000 receipts per root stay cheap.
+SUMMARY_HEAD_CHARS = 1_500
+SUMMARY_TAIL_CHARS = 4_000
+
+# SQLite primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF)
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 10, 11, 14, 26
+
+T = TypeVar("T")
+
+
+class LedgerError(Exception):
+    """The ledger cannot be used; the message says why and what a person can do about it."""
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How much history is kept (design §4.2). The newest event of each (root, kind) is never deleted."""
+
+    max_age_days: float = 30.0
+    per_root: int = 1_000
+    global_cap: int = 100_000
+    every: int = 100  # run retention after every N-th insert (by event id), never on the read path
+
+
+@dataclass
+class EvidenceDraft:
+    """What a finished run contributes to the ledger; `Ledger.record` turns it into `Evidence`."""
+
+    root: str  # absolute path of the root (or package root) the evidence belongs to
+    command: str  # the command line as the user typed it
+    canonical_command: str
+    kind: str  # test | lint | typecheck | build | check
+    scope: str  # full | targeted
+    status: str  # passed | failed
+    content_id: str  # the root's content at the start of the run
+    started_at: float  # epoch seconds
+    finished_at: float
+    exit_code: int | None = None
+    reason: str | None = None
+    approved: bool = False
+    cwd: str = ""
+    session: str = ""
+    actor: str = ""
+    output_head: str = ""
+    output_tail: str = ""
+    output_omitted: int = 0  # characters of output between head and tail that were not kept
+    tests_passed: int | None = None
+    tests_failed: int | None = None
+    tests_skipped: int | None = None
+    stale_at_record: bool = False  # the content changed while the command ran
+    details: dict[str, Any] | None = None  # e.g. the phases of `freshpass verify`
+
+    def set_output(self, text: str, omitted: int = 0) -> None:
+        """Keep a bounded head and tail of `text` (which may already have `omitted` characters cut out)."""
+        if len(text) <= SUMMARY_HEAD_CHARS + SUMMARY_TAIL_CHARS:
+            self.output_head, self.output_tail, self.output_omitted = text, "", omitted
+            return
+        self.output_head = text[:SUMMARY_HEAD_CHARS]
+        self.output_tail = text[-SUMMARY_TAIL_CHARS:]
+        self.output_omitted = omitted + len(text) - SUMMARY_HEAD_CHARS - SUMMARY_TAIL_CHARS
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One recorded run: a receipt. Append-only."""
+
+    id: int
+    created_at: float
+    root: str
+    command: str
+    canonical_command: str
+    kind: str
+    scope: str
+    status: str
+    content_id: str
+    started_at: float
+    finished_at: float
+    duration: float
+    exit_code: int | None = None
+    reason: str | None = None
+    approved: bool = False
+    cwd: str = ""
+    session: str = ""
+    actor: str = ""
+    output_head: str = ""
+    output_tail: str = ""
+    output_omitted: int = 0
+    tests_passed: int | None = None
+    tests_failed: int | None = None
+    tests_skipped: int | None = None
+    stale_at_record: bool = False
+    details: dict[str, Any] | None = None
+
+    @property
+    def tests(self) -> dict[str, int] | None:
+        """Test counts the output reported, or None when it said nothing countable."""
+        if self.tests_passed is None and self.tests_failed is None and self.tests_skipped is None:
+            return None
+        return {
+            "passed": self.tests_passed or 0,
+            "failed": self.tests_failed or 0,
+            "skipped": self.tests_skipped or 0,
+        }
+
+    @property
+    def output(self) -> str:
+        if self.output_omitted:
+            return f"{self.output_head}\n… [{self.output_omitted} characters omitted] …\n{self.output_tail}"
+        return self.output_head + self.output_tail
+
+    def status_json(self) -> dict[str, Any]:
+        """The `evidence` object of the status JSON (design §4.5, stable)."""
+        return {
+            "id": self.id,
+            "command": self.command,
+            "canonical_command": self.canonical_command,
+            "kind": self.kind,
+            "scope": self.scope,
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "reason": self.reason,
+            "finished_at": iso_time(self.finished_at),
+            "session": self.session,
+            "tests": self.tests,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The full receipt (`freshpass log --json`, `freshpass run --json`, `freshpass.receipts`)."""
+        data = self.status_json()
+        data.update(
+            {
+                "root": self.root,
+                "cwd": self.cwd,
+                "approved": self.approved,
+                "actor": self.actor,
+                "created_at": iso_time(self.created_at),
+                "started_at": iso_time(self.started_at),
+                "duration": round(self.duration, 3),
+                "content_id": self.content_id,
+                "stale_at_record": self.stale_at_record,
+                "output": {"head": self.output_head, "tail": self.output_tail, "omitted": self.output_omitted},
+                "details": self.details,
+            }
+        )
+        return data
+
+
+def iso_time(epoch: float) -> str:
+    """UTC ISO 8601 with milliseconds and a `Z`, the time format of every JSON output."""
+    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+_EVIDENCE_FIELDS = tuple(f.name for f in fields(Evidence))
+_DRAFT_COLUMNS = (
+    "created_at",
+    "started_at",
+    "finished_at",
+    "duration",
+    "session",
+    "actor",
+    "cwd",
+    "root",
+    "command",
+    "canonical_command",
+    "approved",
+    "kind",
+    "scope",
+    "status",
+    "exit_code",
+    "reason",
+    "output_head",
+    "output_tail",
+    "output_omitted",
+    "tests_passed",
+    "tests_failed",
+    "tests_skipped",
+    "content_id",
+    "stale_at_record",
+    "details",
+)
+_SELECT_EVIDENCE = f"SELECT {', '.join(_EVIDENCE_FIELDS)} FROM events"
+_INSERT_EVIDENCE = f"INSERT INTO events ({', '.join(_DRAFT_COLUMNS)}) VALUES ({', '.join('?' for _ in _DRAFT_COLUMNS)})"
+
+
+def _evidence_from_row(row: Iterable[Any]) -> Evidence:
+    values = dict(zip(_EVIDENCE_FIELDS, row, strict=True))
+    values["approved"] = bool(values["approved"])
+    values["stale_at_record"] = bool(values["stale_at_record"])
+    raw_details = values["details"]
+    values["details"] = json.loads(raw_details) if raw_details else None
+    return Evidence(**values)
+
+
+def _error_code(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python ≥ 3.11
+    if code is not None:
+        return int(code) & 0xFF
+    text = str(exc).lower()  # Python 3.10: only the message tells
+    for needle, value in (
+        ("file is not a database", _SQLITE_NOTADB),
+        ("malformed", _SQLITE_CORRUPT),
+        ("database is locked", _SQLITE_BUSY),
+        ("readonly", _SQLITE_READONLY),
+        ("unable to open", _SQLITE_CANTOPEN),
+        ("disk i/o error", _SQLITE_IOERR),
+    ):
+        if needle in text:
+            return value
+    return None
+
+
+def _is_corruption(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.DatabaseError) and _error_code(exc) in (_SQLITE_CORRUPT, _SQLITE_NOTADB)
+
+
+class _CorruptLedger(Exception):
+    """Internal: the file is damaged; the caller moves it aside."""
+
+
+class Ledger:
+    """The evidence store. Open with `await Ledger.open()`; always close (it is an async context manager)."""
+
+    def __init__(self, path: Path, busy_timeout: float, retention: Retention) -> None:
+        self.path = path
+        self.busy_timeout = busy_timeout
+        self.retention = retention
+        # Things a person should hear about once (e.g. a corrupt ledger moved aside); the CLI prints them to stderr
+        # and the server logs them.
+        self.warnings: list[str] = []
+        self._db: aiosqlite.Connection | None = None
+        self._inode: int | None = None
+        self._own_writes = 0
+        self._lock = asyncio.Lock()  # one aiosqlite connection: keep our own transactions from interleaving
+
+    # ---- opening, closing, faults -------------------------------------------------------------------------------
+
+    @classmethod
+    async def open(
+        cls,
+        path: Path | None = None,
+        *,
+        busy_timeout: float | None = None,
+        retention: Retention | None = None,
+    ) -> Ledger:
+        """Open (creating it, its directory, and its schema as needed) the ledger at `path` or the default path."""
+        if busy_timeout is None:
+            busy_timeout = _busy_timeout_from_env()
+        ledger = cls(Path(path) if path is not None else default_ledger_path(), busy_timeout, retention or Retention())
+        await ledger._open()
+        return ledger
+
+    async def __aenter__(self) -> Ledger:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error, ValueError):
+                await db.close()
+
+    async def _open(self) -> None:
+        try:
+            self._prepare_file()
+            try:
+                await self._connect_and_check()
+            except _CorruptLedger as exc:
+                await self.close()
+                self._move_aside(str(exc))
+                self._prepare_file()
+                try:
+                    await self._connect_and_check()
+                except _CorruptLedger as again:
+                    raise LedgerError(
+                        f"the ledger {self.path} is unreadable even after starting a new one ({again}); "
+                        f"set {LEDGER_ENV} to another file path"
+                    ) from None
+        except BaseException:
+            await self.close()  # never leave aiosqlite's thread running behind an error
+            raise
+
+    def _prepare_file(self) -> None:
+        """Create the state dir (0700) and the file (0600) ourselves: SQLite would use the umask's mode."""
+        parent = self.path.parent
+        try:
+            if not parent.is_dir():
+                parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                self._inode = os.fstat(fd).st_ino
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise LedgerError(
+                f"cannot create or open the ledger {self.path}: {reason}. Make that directory writable, or set "
+                f"{LEDGER_ENV} to a writable file path"
+            ) from None
+
+    async def _connect_and_check(self) -> None:
+        try:
+            # isolation_level=None: we issue BEGIN IMMEDIATE/COMMIT ourselves. `timeout` is SQLite's busy timeout.
+            self._db = await aiosqlite.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise self._translate(exc, "open") from None
+        db = self._db
+        try:
+            async with db.execute("PRAGMA journal_mode") as cursor:
+                row = await cursor.fetchone()
+            if row is None or str(row[0]).lower() != "wal":
+                await db.execute("PRAGMA journal_mode = WAL")
+            # NORMAL is durable across application crashes in WAL mode; only a power loss can drop the last commit.
+            await db.execute("PRAGMA synchronous = NORMAL")
+            await self._migrate(db)
+            # Touch the tables the hot paths read, so a damaged file is found now rather than mid-command.
+            async with db.execute("SELECT id FROM events ORDER BY id DESC LIMIT 1") as cursor:
+                await cursor.fetchone()
+            async with db.execute("SELECT count(*) FROM heads") as cursor:
+                await cursor.fetchone()
+        except sqlite3.Error as exc:
+            if _is_corruption(exc):
+                raise _CorruptLedger(str(exc)) from exc
+            raise self._translate(exc, "open") from None
+
+    async def _migrate(self, db: aiosqlite.Connection) -> None:
+        version = await self._user_version(db)
+        if version > SCHEMA_VERSION:
+            raise LedgerError(
+                f"the ledger {self.path} was written by a newer freshpass (schema {version}, this one knows "
+                f"{SCHEMA_VERSION}); upgrade freshpass, or set {LEDGER_ENV} to another file path"
+            )
+        if version == SCHEMA_VERSION:
+            return
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated while we waited for the write lock.
+            version = await self._user_version(db)
+            for step in range(version, SCHEMA_VERSION):
+                for statement in _split_statements(MIGRATIONS[step]):
+                    await db.execute(statement)
+            if version < SCHEMA_VERSION:
+                await db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            await db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                await db.execute("ROLLBACK")
+            raise
+
+    @staticmethod
+    async def _user_version(db: aiosqlite.Connection) -> int:
+        async with db.execute("PRAGMA user_version") as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
+    def _move_aside(self, reason: str) -> None:
+        """Keep a damaged ledger next to the new one; never delete evidence a person may want to recover."""
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{os.getpid()}")
+        try:
+            current = os.stat(self.path).st_ino
+        except FileNotFoundError:
+            current = None
+        # Another process may already have moved it aside and started a new one: leave that new file alone.
+        if current is not None and current == self._inode:
+            try:
+                os.replace(self.path, target)
+            except OSError as exc:
+                raise LedgerError(
+                    f"the ledger {self.path} is corrupt ({reason}) and cannot be moved aside ({exc.strerror}); "
+                    f"move it away yourself, or set {LEDGER_ENV} to another file path"
+                ) from None
+            for suffix in ("-wal", "-shm"):
+                companion = self.path.with_name(self.path.name + suffix)
+                with contextlib.suppress(FileNotFoundError):
+                    os.replace(companion, target.with_name(target.name + suffix))
+            message = (
+                f"freshpass: the ledger {self.path} was corrupt ({reason}); it was kept as {target} "
+                "and a new, empty ledger was started"
+            )
+            self.warnings.append(message)
+            log.info(message)  # callers show `warnings` once; a WARNING here would print it twice
+
+    def _translate(self, exc: sqlite3.Error, action: str) -> LedgerError:
+        code = _error_code(exc)
+        if code in (_SQLITE_BUSY, _SQLITE_LOCKED):
+            return LedgerError(
+                f"the ledger {self.path} stayed locked by another process for {self.busy_timeout:g} s; "
+                f"try again (or raise {BUSY_TIMEOUT_ENV}, in seconds)"
+            )
+        if code in (_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_PERM, _SQLITE_IOERR):
+            return LedgerError(
+                f"cannot {action} the ledger {self.path}: {exc}. Make it and its directory writable, or set "
+                f"{LEDGER_ENV} to a writable file path"
+            )
+        if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+            return LedgerError(f"the ledger {self.path} is corrupt ({exc}); it is moved aside on the next open")
+        return LedgerError(f"cannot {action} the ledger {self.path}: {exc}")
+
+    async def _run(self, action: str, operation: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        """Run one operation; a file damaged since we opened it is moved aside once and the operation retried."""
+        for attempt in (1, 2):
+            db = self._db
+            if db is None:
+                raise LedgerError(f"the ledger {self.path} is closed")
+            try:
+                async with self._lock:
+                    return await operation(db)
+            except sqlite3.Error as exc:
+                if attempt == 1 and _is_corruption(exc):
+                    await self.close()
+                    self._move_aside(str(exc))
+                    await self._open()
+                    continue
+                raise self._translate(exc, action) from None
+        raise AssertionError("unreachable")
+
+    async def _write(self, action: str, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        async def transaction(db: aiosqlite.Connection) -> T:
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                result = await body(db)
+                await db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    await db.execute("ROLLBACK")
+                raise
+            self._own_writes += 1
+            return result
+
+        return await self._run(action, transaction)
+
+    # ---- the contract ---------------------------------------------------------------------------------------------
+
+    async def record(self, draft: EvidenceDraft, *, manifest: Mapping[str, str] | None = None) -> Evidence:
+        """Append one receipt. `manifest` (non-git roots) is kept so changed paths can be listed later."""
+        _check_draft(draft)
+        created = time.time()
+        duration = max(0.0, draft.finished_at - draft.started_at)
+        values: dict[str, Any] = {name: getattr(draft, name) for name in _DRAFT_COLUMNS if hasattr(draft, name)}
+        values.update(
+            created_at=created,
+            duration=duration,
+            approved=int(draft.approved),
+            stale_at_record=int(draft.stale_at_record),
+            details=json.dumps(draft.details, sort_keys=True) if draft.details is not None else None,
+        )
+        params = tuple(values[name] for name in _DRAFT_COLUMNS)
+
+        async def body(db: aiosqlite.Connection) -> int:
+            cursor = await db.execute(_INSERT_EVIDENCE, params)
+            event_id = int(cursor.lastrowid or 0)
+            await cursor.close()
+            await db.execute(
+                "INSERT INTO heads (root, kind, event_id) VALUES (?, ?, ?) "
+                "ON CONFLICT (root, kind) DO UPDATE SET event_id = excluded.event_id",
+                (draft.root, draft.kind, event_id),
+            )
+            if manifest is not None:
+                await db.execute(
+                    "INSERT OR IGNORE INTO manifests (content_id, root, created_at, manifest) VALUES (?, ?, ?, ?)",
+                    (draft.content_id, draft.root, created, _pack_manifest(manifest)),
+                )
+            if self.retention.every > 0 and event_id % self.retention.every == 0:
+                await self._apply_retention(db, draft.root, created)
+            return event_id
+
+        event_id = await self._write("record evidence in", body)
+        recorded = {name: getattr(draft, name) for name in _EVIDENCE_FIELDS if hasattr(draft, name)}
+        return Evidence(id=event_id, created_at=created, duration=duration, **recorded)
+
+    async def events(self, root: str | os.PathLike[str], limit: int = 50, *, kind: str | None = None) -> list[Evidence]:
+        """Receipts of `root`, newest first."""
+        root_key = os.fspath(root)
+        limit = max(0, int(limit))
+
+        async def query(db: aiosqlite.Connection) -> list[Evidence]:
+            params: tuple[Any, ...]
+            if kind is None:
+                sql, params = f"{_SELECT_EVIDENCE} WHERE root = ? ORDER BY id DESC LIMIT ?", (root_key, limit)
+            else:
+                sql = f"{_SELECT_EVIDENCE} WHERE root = ? AND kind = ? ORDER BY id DESC LIMIT ?"
+                params = (root_key, kind, limit)
+            async with db.execute(sql, params) as cursor:
+                return [_evidence_from_row(row) for row in await cursor.fetchall()]
+
+        return await self._run("read", query)
+
+    async def get(self, event_id: int) -> Evidence | None:
+        async def query(db: aiosqlite.Connection) -> Evidence | None:
+            async with db.execute(f"{_SELECT_EVIDENCE} WHERE id = ?", (int(event_id),)) as cursor:
+                row = await cursor.fetchone()
+            return _evidence_from_row(row) if row else None
+
+        return await self._run("read", query)
+
+    async def heads(
+        self, root: str | os.PathLike[str], content_id: str
+    ) -> tuple[dict[str, Evidence], dict[str, Evidence]]:
+        """(fresh, newest) receipts per kind of `root`: fresh = newest that ran against `content_id` and was not
+        already stale when recorded; newest = newest of that kind at all. Index lookups only (O(kinds · log n))."""
+        root_key = os.fspath(root)
+
+        async def query(db: aiosqlite.Connection) -> tuple[dict[str, Evidence], dict[str, Evidence]]:
+            async with db.execute(
+                "SELECT h.kind, h.event_id, (SELECT e.id FROM events AS e WHERE e.root = h.root "
+                "AND e.content_id = ? AND e.kind = h.kind AND e.stale_at_record = 0 ORDER BY e.id DESC LIMIT 1) "
+                "FROM heads AS h WHERE h.root = ?",
+                (content_id, root_key),
+            ) as cursor:
+                pointers = list(await cursor.fetchall())
+            wanted = {int(i) for _, newest, fresh in pointers for i in (newest, fresh) if i is not None}
+            if not wanted:
+                return {}, {}
+            marks = ", ".join("?" for _ in wanted)
+            async with db.execute(f"{_SELECT_EVIDENCE} WHERE id IN ({marks})", tuple(wanted)) as cursor:
+                by_id = {row[0]: _evidence_from_row(row) for row in await cursor.fetchall()}
+            fresh = {kind: by_id[f] for kind, _, f in pointers if f is not None and f in by_id}
+            newest = {kind: by_id[n] for kind, n, _ in pointers if n in by_id}
+            return fresh, newest
+
+        return await self._run("read", query)
+
+    async def manifest(self, content_id: str) -> dict[str, str] | None:
+        """The file manifest stored for a non-git content id, if any."""
+
+        async def query(db: aiosqlite.Connection) -> dict[str, str] | None:
+            async with db.execute("SELECT manifest FROM manifests WHERE content_id = ?", (content_id,)) as cursor:
+                row = await cursor.fetchone()
+            return _unpack_manifest(row[0]) if row else None
+
+        return await self._run("read", query)
+
+    async def save_manifest(self, root: str | os.PathLike[str], content_id: str, manifest: Mapping[str, str]) -> None:
+        packed = _pack_manifest(manifest)
+
+        async def body(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "INSERT OR IGNORE INTO manifests (content_id, root, created_at, manifest) VALUES (?, ?, ?, ?)",
+                (content_id, os.fspath(root), time.time(), packed),
+            )
+
+        await self._write("store a manifest in", body)
+
+    async def data_version(self) -> int:
+        """Changes whenever any process (this one included) committed a write since the last call.
+
+        `PRAGMA data_version` is answered from memory, without I/O, but ignores this connection's own commits;
+        adding our own write count covers those. Both only grow, so the sum changes exactly when either does.
+        """
+
+        async def query(db: aiosqlite.Connection) -> int:
+            async with db.execute("PRAGMA data_version") as cursor:
+                row = await cursor.fetchone()
+            return (int(row[0]) if row else 0) + self._own_writes
+
+        return await self._run("read", query)
+
+    async def nudges_used(self, session: str, root: str | os.PathLike[str], baseline: int | None) -> int:
+        async def query(db: aiosqlite.Connection) -> int:
+            async with db.execute(
+                "SELECT count(*) FROM nudges WHERE session = ? AND root = ? AND baseline IS ?",
+                (session, os.fspath(root), baseline),
+            ) as cursor:
+                row = await cursor.fetchone()
+            return int(row[0]) if row else 0
+
+        return await self._run("read", query)
+
+    async def record_nudge(self, session: str, root: str | os.PathLike[str], baseline: int | None) -> None:
+        async def body(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "INSERT INTO nudges (created_at, session, root, baseline) VALUES (?, ?, ?, ?)",
+                (time.time(), session, os.fspath(root), baseline),
+            )
+
+        await self._write("record a nudge in", body)
+
+    async def integrity_check(self) -> list[str]:
+        """`PRAGMA integrity_check` rows (["ok"] when sound). Reads the whole file: for tests and diagnosis."""
+
+        async def query(db: aiosqlite.Connection) -> list[str]:
+            async with db.execute("PRAGMA integrity_check") as cursor:
+                return [str(row[0]) for row in await cursor.fetchall()]
+
+        return await self._run("check", query)
+
+    async def apply_retention(self, root: str | os.PathLike[str] | None = None) -> None:
+        """Run retention now (it also runs by itself every `Retention.every` inserts)."""
+
+        async def body(db: aiosqlite.Connection) -> None:
+            await self._apply_retention(db, os.fspath(root) if root is not None else None, time.time())
+
+        await self._write("prune", body)
+
+    async def _apply_retention(self, db: aiosqlite.Connection, root: str | None, now: float) -> None:
+        policy = self.retention
+        protected = "id NOT IN (SELECT event_id FROM heads)"
+        cutoff = now - policy.max_age_days * 86_400
+        await db.execute(f"DELETE FROM events WHERE created_at < ? AND {protected}", (cutoff,))
+        await db.execute("DELETE FROM nudges WHERE created_at < ?", (cutoff,))
+        if root is not None and policy.per_root > 0:
+            async with db.execute(
+                "SELECT id FROM events WHERE root = ? ORDER BY id DESC LIMIT 1 OFFSET ?", (root, policy.per_root)
+            ) as cursor:
+                row = await cursor.fetchone()
+            if row is not None:
+                await db.execute(f"DELETE FROM events WHERE root = ? AND id <= ? AND {protected}", (root, row[0]))
+        if policy.global_cap > 0:
+            async with db.execute("SELECT max(id) FROM events") as cursor:
+                row = await cursor.fetchone()
+            newest = int(row[0]) if row and row[0] is not None else 0
+            # Ids only grow, so everything at or below newest - cap is outside the newest `cap` events.
+            if newest > policy.global_cap:
+                await db.execute(f"DELETE FROM events WHERE id <= ? AND {protected}", (newest - policy.global_cap,))
+        await db.execute(
+            "DELETE FROM manifests WHERE created_at < ? AND content_id NOT IN (SELECT content_id FROM events)",
+            (cutoff,),
+        )
+
+
+STATUSES = ("passed", "failed")
+SCOPES = ("full", "targeted")
+
+
+def _check_draft(draft: EvidenceDraft) -> None:
+    """Reject drafts no reader could interpret; these are programming errors, not user errors."""
+    problems = []
+    if draft.kind not in KINDS:
+        problems.append(f"kind {draft.kind!r} is not one of {', '.join(KINDS)}")
+    if draft.status not in STATUSES:
+        problems.append(f"status {draft.status!r} is not passed or failed")
+    if draft.scope not in SCOPES:
+        problems.append(f"scope {draft.scope!r} is not full or targeted")
+    if not draft.root or not os.path.isabs(draft.root):
+        problems.append(f"root {draft.root!r} is not an absolute path")
+    if not draft.content_id:
+        problems.append("content_id is empty")
+    if problems:
+        raise ValueError("invalid evidence: " + "; ".join(problems))
+
+
+def _busy_timeout_from_env() -> float:
+    raw = os.environ.get(BUSY_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_BUSY_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        raise LedgerError(f"{BUSY_TIMEOUT_ENV}={raw!r} is not a number of seconds") from None
+    return max(0.0, value)
+
+
+def _split_statements(script: str) -> list[str]:
+    """Split a migration into statements (aiosqlite's executescript would COMMIT our transaction)."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            if pending.strip():
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip() and not all(part.strip().startswith("--") for part in pending.strip().splitlines()):
+        statements.append(pending.strip())
+    return statements
+
+
+def _pack_manifest(manifest: Mapping[str, str]) -> bytes:
+    return zlib.compress(json.dumps(dict(manifest), sort_keys=True, separators=(",", ":")).encode(), 6)
+
+
+def _unpack_manifest(blob: bytes) -> dict[str, str]:
+    data = json.loads(zlib.decompress(blob))
+    return {str(key): str(value) for key, value in data.items()}
+
+
+__all__ = [
+    "BUSY_TIMEOUT_ENV",
+    "LEDGER_ENV",
+    "Evidence",
+    "EvidenceDraft",
+    "Ledger",
+    "LedgerError",
+    "Retention",
+    "default_ledger_path",
+    "iso_time",
+]

@@ -1,0 +1,649 @@
+"""The freshpass language server: one handler per LSP method, fanning out to feature modules.
+
+`create_server()` builds a new server (there is no import-time singleton: tests and `--tcp` get fresh state). The
+handlers here do the shared work once — resolve a URI to its root, keep settings, run the edit tracker — and every
+behaviour a user sees lives in a `Feature` (server/feature.py): diagnostics, code lenses and actions, hovers,
+verify runs, live status, and the agents' `freshpass/checkDone` (server/agents.py, when present).
+
+Ground rules: a feature's failure is logged to the client (window/logMessage) and never shown as a popup; files
+outside every root and non-`file:` URIs are ignored; the ledger is one connection owned by the server and closed on
+shutdown/exit; nothing is ever printed (stdout is the protocol).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import os
+import uuid
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from freshpass import __version__
+from freshpass.server.backend import Backend
+from freshpass.server.feature import Feature
+from freshpass.server.settings import Settings, parse_settings
+from freshpass.server.state import DocumentRef, RootState
+from freshpass.server.tracking import DEBOUNCE, Tracker, disk_stat
+from freshpass.server.watcher import Watcher
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+logger = logging.getLogger(__name__)
+
+# clientInfo.name of coding agents (lower case, compared by substring): they get `diagnostics.agentSeverity`.
+AGENT_CLIENT_NAMES = ("opencode", "crush", "claude-code", "claude code", "codex", "aider", "goose", "amp-")
+LSP_REQUEST_FAILED = -32803
+
+
+def plain(value: Any) -> Any:
+    """Custom params arrive as namedtuples (pygls' `Object`) with tuples for lists: turn them back into JSON."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {key: plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, Mapping):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if hasattr(value, "__attrs_attrs__"):
+        from lsprotocol.converters import get_converter
+
+        return get_converter().unstructure(value)
+    return value
+
+
+def uri_to_path(uri: str) -> Path | None:
+    """The file system path of a `file:` URI; None for every other scheme (untitled:, git:, vscode-notebook:…)."""
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return Path(os.path.abspath(path)) if path else None
+
+
+class FreshpassServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("freshpass", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.settings = Settings()
+        self.session_id = ""
+        self.is_agent = False
+        self.client_name = ""
+        self.backend = Backend(self.log)
+        self.tracker = Tracker(self)
+        self.roots: dict[Path, RootState] = {}
+        self.features: list[Feature] = []
+        self.watcher: Watcher | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._shut_down = False
+        self._ready: asyncio.Event | None = None
+        self.exit_code = 1  # LSP: exit without a prior shutdown request is an error exit
+
+    async def wait_ready(self) -> None:
+        """Handlers wait until `initialized` has found the roots: a didOpen racing it must not look rootless."""
+        if self._ready is None:
+            self._ready = asyncio.Event()
+        await self._ready.wait()
+
+    def _set_ready(self) -> None:
+        if self._ready is None:
+            self._ready = asyncio.Event()
+        self._ready.set()
+
+    # ---- logging: the client's log, never a popup for something recoverable --------------------------------------
+
+    def log(self, level: types.MessageType, message: str) -> None:
+        logger.log(logging.WARNING if level <= types.MessageType.Warning else logging.INFO, "%s", message)
+        try:
+            self.window_log_message(types.LogMessageParams(type=level, message=message))
+        except Exception:  # no transport yet (unit tests) or the client is gone
+            logger.debug("cannot send a log message", exc_info=True)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls would show a popup; a failing handler is a log line. A request's deliberate error (bad params, no
+        # such root) already went back to the caller and is not an internal error.
+        if isinstance(error, JsonRpcException) and error.code != JsonRpcInternalError.CODE:
+            return
+        self.log(types.MessageType.Error, f"freshpass: internal error ({source.__name__}): {error}")
+
+    # ---- feature fan-out -----------------------------------------------------------------------------------------
+
+    async def fan_out(self, hook: str, *args: Any) -> None:
+        for feature in self.features:
+            try:
+                await getattr(feature, hook)(*args)
+            except Exception as exc:
+                logger.exception("%s.%s", feature.name, hook)
+                self.log(types.MessageType.Error, f"freshpass: {feature.name} failed in {hook}: {exc!r}")
+
+    def collect(self, hook: str, *args: Any) -> list[Any]:
+        results: list[Any] = []
+        for feature in self.features:
+            try:
+                results.extend(getattr(feature, hook)(*args) or ())
+            except Exception as exc:
+                logger.exception("%s.%s", feature.name, hook)
+                self.log(types.MessageType.Error, f"freshpass: {feature.name} failed in {hook}: {exc!r}")
+        return results
+
+    # ---- client capabilities -------------------------------------------------------------------------------------
+
+    def capability(self, dotted: str, default: Any = False) -> Any:
+        from pygls.capabilities import get_capability
+
+        try:
+            return get_capability(self.client_capabilities, dotted, default)
+        except Exception:
+            return default
+
+    # ---- roots ---------------------------------------------------------------------------------------------------
+
+    def root_for_path(self, path: Path) -> RootState | None:
+        """The deepest root holding `path`."""
+        best: RootState | None = None
+        for root in self.roots.values():
+            if (path == root.path or root.path in path.parents) and (
+                best is None or len(root.path.parts) > len(best.path.parts)
+            ):
+                best = root
+        return best
+
+    def root_for_uri(self, uri: str) -> RootState | None:
+        path = uri_to_path(uri)
+        return None if path is None else self.root_for_path(path)
+
+    def find_root(self, *, root: Any = None, uri: Any = None) -> RootState | None:
+        """Resolve a `{root}` or `{uri}` argument; neither → the only/first root."""
+        if isinstance(root, str) and root:
+            as_path = uri_to_path(root) if root.startswith("file:") else Path(root)
+            if as_path is None:
+                return None
+            wanted = Path(os.path.abspath(as_path))
+            return self.roots.get(wanted) or self.root_for_path(wanted)
+        if isinstance(uri, str) and uri:
+            return self.root_for_uri(uri)
+        return next(iter(self.roots.values()), None)
+
+    async def add_folder(self, folder: Path) -> RootState | None:
+        from freshpass.facts.roots import find_root
+
+        def root_of(folder: Path) -> Path | None:
+            if not folder.is_dir():
+                return None
+            # A folder inside a project belongs to that project's root; a folder that is no project is its own.
+            found = find_root(folder)
+            return Path(os.path.abspath(found)) if found is not None else folder
+
+        path = await asyncio.to_thread(root_of, folder)
+        if path is None:
+            self.log(types.MessageType.Info, f"freshpass: workspace folder {folder} does not exist; ignored")
+            return None
+        if path in self.roots:
+            return self.roots[path]
+        root = RootState(path=path)
+        self.roots[path] = root
+        if self.watcher is not None:
+            try:
+                await asyncio.to_thread(self.watcher.add_root, path, self.settings.ignore)
+            except Exception as exc:
+                logger.exception("watching %s", path)
+                self.log(types.MessageType.Warning, f"freshpass: cannot watch {path} for changes: {exc}")
+        await self.fan_out("on_root_added", root)
+        self.tracker.request_refresh(root, delay=0)
+        return root
+
+    async def remove_folder(self, folder: Path) -> None:
+        for path, root in list(self.roots.items()):
+            if path == folder or folder in path.parents or path in folder.parents:
+                del self.roots[path]
+                self.tracker.cancel(root)
+                if self.watcher is not None:
+                    self.watcher.remove_root(path)
+                await self.fan_out("on_root_removed", root)
+
+    # ---- documents -----------------------------------------------------------------------------------------------
+
+    def document(self, uri: str) -> DocumentRef | None:
+        """Resolve a URI: None for non-file URIs and files outside every root."""
+        path = uri_to_path(uri)
+        if path is None:
+            return None
+        root = self.root_for_path(path)
+        if root is None:
+            return None
+        relative = root.relative(path)
+        if relative is None:
+            return None
+        ref = DocumentRef(uri=uri, path=path, root=root, relative=relative)
+        text_document = self.workspace.text_documents.get(uri)
+        if text_document is not None:
+            ref.text = text_document.source
+            ref.first_line = ref.text.split("\n", 1)[0].rstrip("\r")
+            ref.unsaved = self._buffer_differs_from_disk(ref.text, path)
+        else:
+            ref.first_line = _first_line_on_disk(path)
+        return ref
+
+    def open_documents(self, root: RootState) -> list[DocumentRef]:
+        refs = []
+        for uri in list(self.workspace.text_documents):
+            ref = self.document(uri)
+            if ref is not None and ref.root is root:
+                refs.append(ref)
+        return refs
+
+    @staticmethod
+    def _buffer_differs_from_disk(text: str, path: Path) -> bool:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return True  # a buffer whose file does not exist (yet) is not covered by anything
+        try:
+            return data.decode("utf-8") != text
+        except UnicodeDecodeError:
+            return True
+
+    def position_units(self, uri: str, text: str) -> int:
+        """The length of `text` in the client's position encoding (UTF-8 for Neovim, UTF-16 for VS Code)."""
+        try:
+            codec = self.workspace.position_codec
+        except RuntimeError:
+            return len(text)
+        return int(codec.client_num_units(text))
+
+    def line_zero_range(self, document: DocumentRef) -> types.Range:
+        end = self.position_units(document.uri, document.first_line)
+        return types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=end))
+
+    # ---- settings ------------------------------------------------------------------------------------------------
+
+    def apply_settings(self, raw: Any, origin: str) -> bool:
+        raw = plain(raw)
+        if isinstance(raw, Mapping) and isinstance(raw.get("freshpass"), Mapping):
+            raw = raw["freshpass"]
+        result = parse_settings(raw, self.settings)
+        for problem in result.problems:
+            self.log(types.MessageType.Warning, f"freshpass: {origin}: {problem}")
+        changed = result.settings != self.settings
+        self.settings = result.settings
+        return changed
+
+    async def pull_configuration(self) -> bool:
+        if not self.capability("workspace.configuration"):
+            return False
+        try:
+            values = await self.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="freshpass")])
+            )
+        except Exception as exc:
+            self.log(types.MessageType.Info, f"freshpass: workspace/configuration failed: {exc}")
+            return False
+        if not values or values[0] is None:
+            return False
+        return self.apply_settings(values[0], "workspace/configuration")
+
+    async def settings_changed(self) -> None:
+        await self.fan_out("on_settings_changed")
+        for root in self.roots.values():
+            self.tracker.request_refresh(root, delay=0, facts=True)
+
+    # ---- refreshes that features ask for -------------------------------------------------------------------------
+
+    async def refresh_code_lenses(self) -> None:
+        if not self.capability("workspace.code_lens.refresh_support"):
+            return
+        try:
+            await self.workspace_code_lens_refresh_async(None)
+        except Exception as exc:
+            logger.debug("codeLens refresh failed: %s", exc)
+
+    def on_watcher_change(self, root_path: Path, paths: set[str] | None) -> None:
+        """Called from watchdog threads."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        loop.call_soon_threadsafe(self._watcher_change, root_path, paths)
+
+    def _watcher_change(self, root_path: Path, paths: set[str] | None) -> None:
+        root = self.roots.get(root_path)
+        if root is not None and not self._shut_down:
+            self.tracker.request_refresh(root, paths or set(), delay=DEBOUNCE, facts=paths is None)
+
+    # ---- lifecycle -----------------------------------------------------------------------------------------------
+
+    async def initialize(self, params: types.InitializeParams) -> None:
+        self._loop = asyncio.get_running_loop()
+        options = plain(params.initialization_options) or {}
+        if not isinstance(options, Mapping):
+            self.log(types.MessageType.Warning, "freshpass: initializationOptions must be an object; ignored")
+            options = {}
+        client = params.client_info.name if params.client_info else ""
+        self.client_name = client
+        self.is_agent = options.get("agent") is True or any(name in client.lower() for name in AGENT_CLIENT_NAMES)
+        session = options.get("sessionId")
+        self.session_id = (
+            session if isinstance(session, str) and session else f"lsp:{client or 'client'}:{uuid.uuid4().hex[:8]}"
+        )
+        self.apply_settings(
+            {k: v for k, v in options.items() if k not in ("sessionId", "agent")}, "initializationOptions"
+        )
+        self.watcher = Watcher(self.on_watcher_change, lambda message: self.log(types.MessageType.Warning, message))
+        await self.fan_out("on_initialize", params)
+
+    async def initialized(self) -> None:
+        try:
+            if await self.pull_configuration():
+                await self.fan_out("on_settings_changed")
+            await self.fan_out("on_initialized")
+            await self.backend.open()
+            for folder in self._initial_folders():
+                await self.add_folder(folder)
+        finally:
+            self._set_ready()
+        await self._register_dynamic_capabilities()
+        if not self.roots:
+            self.log(types.MessageType.Info, "freshpass: no workspace folder is a project; nothing to watch")
+
+    async def _register_dynamic_capabilities(self) -> None:
+        """Editors' own file events (VS Code) and configuration pushes, for clients that take registrations.
+
+        The editor's watcher sees changes made in the editor and by its extensions; the server's own watcher covers
+        everything else, so clients without dynamic registration (Neovim 0.11) lose nothing.
+        """
+        registrations: list[types.Registration] = []
+        if self.capability("workspace.did_change_watched_files.dynamic_registration"):
+            registrations.append(
+                types.Registration(
+                    id="freshpass-watched-files",
+                    method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                        watchers=[types.FileSystemWatcher(glob_pattern="**/*")]
+                    ),
+                )
+            )
+        if self.capability("workspace.did_change_configuration.dynamic_registration"):
+            registrations.append(
+                types.Registration(
+                    id="freshpass-configuration",
+                    method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                    register_options=types.DidChangeConfigurationRegistrationOptions(section="freshpass"),
+                )
+            )
+        if not registrations:
+            return
+        try:
+            await self.client_register_capability_async(types.RegistrationParams(registrations=registrations))
+        except Exception as exc:
+            self.log(types.MessageType.Info, f"freshpass: the client refused registrations: {exc}")
+
+    def _initial_folders(self) -> list[Path]:
+        folders: list[Path] = []
+        for folder in self.workspace.folders.values():
+            path = uri_to_path(folder.uri)
+            if path is not None:
+                folders.append(path)
+        if not folders and self.workspace.root_uri:
+            path = uri_to_path(self.workspace.root_uri)
+            if path is not None:
+                folders.append(path)
+        return folders
+
+    async def shutdown_all(self) -> None:
+        if self._shut_down:
+            return
+        self._shut_down = True
+        await self.fan_out("on_shutdown")
+        for root in self.roots.values():
+            self.tracker.cancel(root)
+        if self.watcher is not None:
+            await asyncio.to_thread(self.watcher.stop)
+        await self.backend.close()
+
+
+def _first_line_on_disk(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            line = handle.readline(4096)
+    except OSError:
+        return ""
+    return line.decode("utf-8", errors="replace").rstrip("\r\n")
+
+
+def _relative_paths(server: FreshpassServer, uris: Iterable[str]) -> list[tuple[RootState, set[str]]]:
+    by_root: dict[int, tuple[RootState, set[str]]] = {}
+    for uri in uris:
+        path = uri_to_path(uri)
+        if path is None:
+            continue
+        root = server.root_for_path(path)
+        if root is None:
+            continue
+        relative = root.relative(path)
+        if relative is None:
+            continue
+        by_root.setdefault(id(root), (root, set()))[1].add(relative)
+    return list(by_root.values())
+
+
+def _register_handlers(server: FreshpassServer) -> None:
+    @server.feature(types.INITIALIZE)
+    async def on_initialize(ls: FreshpassServer, params: types.InitializeParams) -> None:
+        await ls.initialize(params)
+
+    @server.feature(types.INITIALIZED)
+    async def on_initialized(ls: FreshpassServer, params: types.InitializedParams) -> None:
+        try:
+            await ls.initialized()
+        except Exception as exc:
+            logger.exception("initialized")
+            ls.log(types.MessageType.Error, f"freshpass: startup failed: {exc!r}")
+
+    @server.feature(types.SHUTDOWN)
+    async def on_shutdown(ls: FreshpassServer, params: None) -> None:
+        ls.exit_code = 0
+        await ls.shutdown_all()
+
+    @server.feature(types.EXIT)
+    async def on_exit(ls: FreshpassServer, params: None) -> None:
+        await ls.shutdown_all()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def on_folders(ls: FreshpassServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        await ls.wait_ready()
+        try:
+            for folder in params.event.removed:
+                path = uri_to_path(folder.uri)
+                if path is not None:
+                    await ls.remove_folder(path)
+            for folder in params.event.added:
+                path = uri_to_path(folder.uri)
+                if path is not None:
+                    await ls.add_folder(path)
+        except Exception as exc:
+            logger.exception("didChangeWorkspaceFolders")
+            ls.log(types.MessageType.Error, f"freshpass: workspace folder change failed: {exc!r}")
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration(ls: FreshpassServer, params: types.DidChangeConfigurationParams) -> None:
+        await ls.wait_ready()
+        try:
+            changed = False
+            settings = plain(params.settings)
+            if isinstance(settings, Mapping) and isinstance(settings.get("freshpass"), Mapping):
+                changed = ls.apply_settings(settings["freshpass"], "didChangeConfiguration")
+            # Clients that use the pull model send an empty payload and expect us to ask.
+            changed = await ls.pull_configuration() or changed
+            if changed:
+                await ls.settings_changed()
+        except Exception as exc:
+            logger.exception("didChangeConfiguration")
+            ls.log(types.MessageType.Error, f"freshpass: reading settings failed: {exc!r}")
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    async def on_open(ls: FreshpassServer, params: types.DidOpenTextDocumentParams) -> None:
+        await ls.wait_ready()
+        document = ls.document(params.text_document.uri)
+        if document is None:
+            return
+        stat = disk_stat(document.path)
+        if stat is not None:
+            document.root.disk_stat.setdefault(document.relative, stat)
+        await ls.fan_out("on_document_changed", document)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def on_change(ls: FreshpassServer, params: types.DidChangeTextDocumentParams) -> None:
+        await ls.wait_ready()
+        document = ls.document(params.text_document.uri)
+        if document is None:
+            return
+        # Agents write the file and then send didChange without didSave: if the disk moved, the content did.
+        stat = disk_stat(document.path)
+        if stat != document.root.disk_stat.get(document.relative):
+            ls.tracker.request_refresh(document.root, {document.relative}, delay=DEBOUNCE)
+        await ls.fan_out("on_document_changed", document)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def on_save(ls: FreshpassServer, params: types.DidSaveTextDocumentParams) -> None:
+        await ls.wait_ready()
+        document = ls.document(params.text_document.uri)
+        if document is None:
+            return
+        ls.tracker.request_refresh(document.root, {document.relative}, delay=0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    async def on_close(ls: FreshpassServer, params: types.DidCloseTextDocumentParams) -> None:
+        await ls.wait_ready()
+        document = ls.document(params.text_document.uri)
+        if document is not None:
+            await ls.fan_out("on_document_changed", document)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def on_watched(ls: FreshpassServer, params: types.DidChangeWatchedFilesParams) -> None:
+        await ls.wait_ready()
+        for root, paths in _relative_paths(ls, (change.uri for change in params.changes)):
+            ls.tracker.request_refresh(root, paths, delay=DEBOUNCE)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    async def on_code_lens(ls: FreshpassServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+        await ls.wait_ready()
+        document = ls.document(params.text_document.uri)
+        if document is None or not ls.settings.code_lens_enabled:
+            return None
+        await _first_refresh(document.root)
+        return ls.collect("code_lenses", document)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Source]),
+    )
+    async def on_code_action(
+        ls: FreshpassServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction | types.Command] | None:
+        await ls.wait_ready()
+        document = ls.document(params.text_document.uri)
+        if document is None:
+            return None
+        await _first_refresh(document.root)
+        return ls.collect("code_actions", document, params) or None
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def on_hover(ls: FreshpassServer, params: types.HoverParams) -> types.Hover | None:
+        await ls.wait_ready()
+        document = ls.document(params.text_document.uri)
+        if document is None:
+            return None
+        await _first_refresh(document.root)
+        parts = [part for part in ls.collect("hover", document, params) if part]
+        if not parts:
+            return None
+        text = "\n\n".join(parts)
+        formats = ls.capability("text_document.hover.content_format", []) or []
+        kind = types.MarkupKind.Markdown if types.MarkupKind.Markdown in formats else types.MarkupKind.PlainText
+        return types.Hover(contents=types.MarkupContent(kind=kind, value=text), range=ls.line_zero_range(document))
+
+    @server.feature("freshpass/status")
+    async def on_status(ls: FreshpassServer, params: Any) -> dict[str, Any]:
+        await ls.wait_ready()
+        args = plain(params) or {}
+        if not isinstance(args, Mapping):
+            raise JsonRpcInvalidParams("freshpass/status expects {uri} or {root}")
+        root = ls.find_root(root=args.get("root"), uri=args.get("uri"))
+        if root is None:
+            raise JsonRpcException(message="no freshpass root holds that uri/root", code=LSP_REQUEST_FAILED)
+        await _first_refresh(root)
+        await ls.tracker.settle(root)
+        return root.status
+
+    @server.feature("freshpass/checkDone")
+    async def on_check_done(ls: FreshpassServer, params: Any) -> Any:
+        await ls.wait_ready()
+        try:
+            agents = importlib.import_module("freshpass.server.agents")
+        except ModuleNotFoundError:
+            agents = None
+        check_done = getattr(agents, "check_done", None)
+        if check_done is None:
+            raise JsonRpcException(
+                message="freshpass/checkDone is not available in this freshpass build (no server.agents module)",
+                code=LSP_REQUEST_FAILED,
+            )
+        return await check_done(ls, plain(params) or {})
+
+
+async def _first_refresh(root: RootState) -> None:
+    """Providers answer from memory, but a root that was never refreshed has nothing to answer with yet."""
+    if not root.refreshed.is_set():
+        await root.refreshed.wait()
+
+
+def _register_features(server: FreshpassServer, feature_classes: Iterable[type[Feature]]) -> None:
+    for feature_class in feature_classes:
+        feature = feature_class(server)
+        server.features.append(feature)
+        for name, command in feature.commands().items():
+            server.command(name)(_wrap_command(server, feature, name, command))
+        for method, handler in feature.requests().items():
+            server.feature(method)(_wrap_request(server, handler))
+
+
+def _wrap_command(server: FreshpassServer, feature: Feature, name: str, command: Any) -> Any:
+    async def run(*arguments: Any) -> Any:
+        await server.wait_ready()
+        return await command(*[plain(argument) for argument in arguments])
+
+    run.__name__ = f"{feature.name}_{name.replace('.', '_')}"
+    return run
+
+
+def _wrap_request(server: FreshpassServer, handler: Any) -> Any:
+    async def answer(params: Any) -> Any:
+        await server.wait_ready()
+        return await handler(plain(params))
+
+    return answer
+
+
+def default_feature_classes() -> list[type[Feature]]:
+    from freshpass.server.diagnostics import DiagnosticsFeature
+    from freshpass.server.lenses import LensFeature
+    from freshpass.server.live import LiveStatusFeature
+    from freshpass.server.verify import VerifyFeature
+
+    classes: list[type[Feature]] = [DiagnosticsFeature, LensFeature, VerifyFeature, LiveStatusFeature]
+    try:
+        agents = importlib.import_module("freshpass.server.agents")
+    except ModuleNotFoundError:
+        return classes
+    agents_feature = getattr(agents, "AgentsFeature", None)
+    if isinstance(agents_feature, type) and issubclass(agents_feature, Feature):
+        classes.append(agents_feature)
+    return classes
+
+
+def create_server(feature_classes: Iterable[type[Feature]] | None = None) -> FreshpassServer:
+    """A new server with every feature registered; start it with `start_io()` or `start_tcp()`."""
+    server = FreshpassServer()
+    _register_handlers(server)
+    _register_features(server, default_feature_classes() if feature_classes is None else feature_classes)
+    return server

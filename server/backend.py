@@ -1,0 +1,166 @@
+"""The server's one path to facts and the ledger: owned, degrading instead of crashing.
+
+The language server keeps a single ledger connection for its lifetime (opened at `initialize`, closed on
+`shutdown`/`exit`). Anything that can go wrong there — a locked or unwritable ledger, a damaged file the ledger moved
+aside, a repository git cannot read — is said once in the client's log and the server goes on with what it has: an
+editor must never lose its language server because the state dir is read-only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from freshpass.facts.model import ProjectFacts
+from freshpass.ledger.content import ContentError, ContentSnapshot, changed_paths, snapshot
+from freshpass.ledger.store import EvidenceDraft, Ledger, LedgerError
+from lsprotocol import types
+
+logger = logging.getLogger(__name__)
+
+LogFunction = Callable[[types.MessageType, str], None]
+
+
+def load_facts(root: Path) -> ProjectFacts:
+    """Facts of a root; detection never raises for a malformed project, but a bug must not take the server down."""
+    from freshpass.facts.detect import detect_facts
+
+    return detect_facts(root)
+
+
+def unavailable_status(root: Path, facts: ProjectFacts | None) -> dict[str, Any]:
+    """The status JSON (design §4.5) when the ledger cannot be read: nothing is known to be verified."""
+    return {
+        "root": str(root),
+        "status": "unverified",
+        "scope": None,
+        "kinds": {},
+        "evidence": None,
+        "changed_paths": [],
+        "verify_commands": [c.to_json() for c in facts.verify_commands] if facts else [],
+    }
+
+
+class Backend:
+    """Facts, content snapshots and the ledger, with every failure turned into one log line."""
+
+    def __init__(self, log: LogFunction) -> None:
+        self._log = log
+        self.ledger: Ledger | None = None
+        self._open_task: asyncio.Task[Ledger | None] | None = None
+        self._said: set[str] = set()
+        self._closed = False
+
+    def say_once(self, level: types.MessageType, message: str) -> None:
+        if message not in self._said:
+            self._said.add(message)
+            self._log(level, message)
+
+    # ---- the ledger ----------------------------------------------------------------------------------------------
+
+    async def open(self) -> Ledger | None:
+        """Open the ledger once (concurrent callers share the attempt); None when it cannot be used."""
+        if self._closed:
+            return None
+        if self.ledger is not None:
+            return self.ledger
+        if self._open_task is None:
+            self._open_task = asyncio.ensure_future(self._open())
+        return await asyncio.shield(self._open_task)
+
+    async def _open(self) -> Ledger | None:
+        try:
+            ledger = await Ledger.open()
+        except LedgerError as exc:
+            self.say_once(types.MessageType.Warning, f"freshpass: receipts are unavailable: {exc}")
+            self._open_task = None  # try again on the next need: the user may fix permissions meanwhile
+            return None
+        for warning in ledger.warnings:
+            self.say_once(types.MessageType.Warning, f"freshpass: {warning}")
+        if self._closed:
+            await ledger.close()
+            return None
+        self.ledger = ledger
+        return ledger
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._open_task is not None and not self._open_task.done():
+            try:
+                await self._open_task
+            except Exception:
+                logger.debug("ledger open failed while closing", exc_info=True)
+        ledger, self.ledger = self.ledger, None
+        if ledger is not None:
+            await ledger.close()
+
+    def _ledger_failed(self, exc: LedgerError) -> None:
+        self.say_once(types.MessageType.Warning, f"freshpass: the ledger is unavailable right now: {exc}")
+
+    async def status(self, root: Path, facts: ProjectFacts | None, snap: ContentSnapshot | None) -> dict[str, Any]:
+        from freshpass.ledger.status import root_status
+
+        ledger = await self.open()
+        if ledger is None or facts is None:
+            return unavailable_status(root, facts)
+        try:
+            return dict(await root_status(ledger, root, facts, snapshot=snap))
+        except LedgerError as exc:
+            self._ledger_failed(exc)
+            return unavailable_status(root, facts)
+
+    async def record(self, draft: EvidenceDraft, manifest: Mapping[str, str] | None) -> Any:
+        """Record a receipt; None (and one log line) when the ledger refuses."""
+        ledger = await self.open()
+        if ledger is None:
+            return None
+        try:
+            return await ledger.record(draft, manifest=manifest)
+        except LedgerError as exc:
+            self._ledger_failed(exc)
+            return None
+
+    async def receipts(self, root: Path, limit: int) -> list[Any]:
+        ledger = await self.open()
+        if ledger is None:
+            return []
+        try:
+            return list(await ledger.events(root, limit))
+        except LedgerError as exc:
+            self._ledger_failed(exc)
+            return []
+
+    async def data_version(self) -> int | None:
+        ledger = self.ledger  # polling must not keep retrying a broken open: `open()` is driven by refreshes
+        if ledger is None:
+            return None
+        try:
+            return await ledger.data_version()
+        except LedgerError as exc:
+            self._ledger_failed(exc)
+            return None
+
+    # ---- facts and content ---------------------------------------------------------------------------------------
+
+    async def facts(self, root: Path) -> ProjectFacts:
+        try:
+            return await asyncio.to_thread(load_facts, root)
+        except Exception as exc:  # detection promises problems, not exceptions; keep serving if it breaks anyway
+            logger.exception("detect_facts(%s)", root)
+            self.say_once(types.MessageType.Error, f"freshpass: cannot read the facts of {root}: {exc}")
+            return ProjectFacts(root=str(root))
+
+    async def snapshot(self, root: Path, ignore: list[str], ignore_prose: bool) -> ContentSnapshot | None:
+        try:
+            return await asyncio.to_thread(snapshot, root, ignore, ignore_prose)
+        except ContentError as exc:
+            self.say_once(types.MessageType.Warning, f"freshpass: cannot tell what {root} contains: {exc}")
+            return None
+
+    async def changed_between(self, root: Path, old: ContentSnapshot, new: ContentSnapshot) -> list[str]:
+        if old.content_id == new.content_id:
+            return []
+        return await asyncio.to_thread(changed_paths, root, old.content_id, new, old_manifest=old.manifest)

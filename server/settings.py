@@ -1,0 +1,157 @@
+"""The server's settings: one typed object, read leniently.
+
+The names and defaults are the table in docs/architecture.md (the root `package.json` `contributes.configuration`
+is the one source editors show). Values arrive from `initializationOptions` (nested as VS Code's
+`getConfiguration("freshpass")` returns it), from `workspace/configuration` section `freshpass`, and again on
+`workspace/didChangeConfiguration`. Both nested objects (`{"diagnostics": {"severity": …}}`) and dotted keys
+(`{"diagnostics.severity": …}`) are accepted because clients differ. A bad value never stops the server: it is
+reported as a readable problem and the default is used instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsprotocol import types
+
+SEVERITIES: dict[str, types.DiagnosticSeverity] = {
+    "hint": types.DiagnosticSeverity.Hint,
+    "information": types.DiagnosticSeverity.Information,
+    "info": types.DiagnosticSeverity.Information,
+    "warning": types.DiagnosticSeverity.Warning,
+    "error": types.DiagnosticSeverity.Error,
+}
+SCOPES = ("full", "targeted")
+KINDS = ("test", "lint", "typecheck", "build", "check")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting the server reads (docs/architecture.md, "Settings")."""
+
+    diagnostics_severity: str = "warning"
+    diagnostics_agent_severity: str = "error"
+    code_lens_enabled: bool = True
+    ignore: tuple[str, ...] = ()
+    ignore_prose: bool = True
+    nudge_budget: int = 2
+    done_kinds: tuple[str, ...] = ("test",)
+    done_scope: str = "full"
+    verify_timeout: float = 1800.0
+    terminal_evidence: bool = True
+
+    def severity_for(self, *, agent: bool) -> types.DiagnosticSeverity:
+        return SEVERITIES[self.diagnostics_agent_severity if agent else self.diagnostics_severity]
+
+
+@dataclass(frozen=True)
+class _Spec:
+    attribute: str
+    check: Any  # (value) -> converted value, raises ValueError with a readable reason
+
+
+def _severity(value: Any) -> str:
+    if isinstance(value, str) and value.lower() in SEVERITIES:
+        return "information" if value.lower() == "info" else value.lower()
+    raise ValueError("expected one of hint, information, warning, error")
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError("expected true or false")
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    raise ValueError("expected a list of strings")
+
+
+def _kinds(value: Any) -> tuple[str, ...]:
+    kinds = _strings(value)
+    unknown = [kind for kind in kinds if kind not in KINDS]
+    if unknown or not kinds:
+        raise ValueError(f"expected a non-empty list of {', '.join(KINDS)}")
+    return kinds
+
+
+def _scope(value: Any) -> str:
+    if value in SCOPES:
+        return str(value)
+    raise ValueError("expected full or targeted")
+
+
+def _non_negative_int(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise ValueError("expected a whole number ≥ 0")
+
+
+def _positive_seconds(value: Any) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    raise ValueError("expected a number of seconds > 0")
+
+
+# dotted setting name (without the `freshpass.` prefix) -> how to read it
+SPECS: dict[str, _Spec] = {
+    "diagnostics.severity": _Spec("diagnostics_severity", _severity),
+    "diagnostics.agentSeverity": _Spec("diagnostics_agent_severity", _severity),
+    "codeLens.enabled": _Spec("code_lens_enabled", _bool),
+    "ignore": _Spec("ignore", _strings),
+    "ignoreProse": _Spec("ignore_prose", _bool),
+    "nudge.budget": _Spec("nudge_budget", _non_negative_int),
+    "done.kinds": _Spec("done_kinds", _kinds),
+    "done.scope": _Spec("done_scope", _scope),
+    "verify.timeout": _Spec("verify_timeout", _positive_seconds),
+    "terminalEvidence": _Spec("terminal_evidence", _bool),
+}
+# Keys that belong to the client (`server.command`) or to initializationOptions itself: known, not settings.
+CLIENT_SIDE_KEYS = {"server.command", "server", "trace.server", "trace", "sessionId", "agent"}
+
+
+@dataclass
+class SettingsResult:
+    settings: Settings
+    problems: list[str] = field(default_factory=list)
+
+
+def _flatten(value: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for key, item in value.items():
+        name = f"{prefix}{key}"
+        if isinstance(item, Mapping) and name not in SPECS:
+            yield from _flatten(item, f"{name}.")
+        else:
+            yield name, item
+
+
+def parse_settings(raw: Any, base: Settings | None = None) -> SettingsResult:
+    """Read a `freshpass` settings object; unknown keys and bad values become problems, never exceptions."""
+    settings = base or Settings()
+    problems: list[str] = []
+    if raw is None:
+        return SettingsResult(settings, problems)
+    if not isinstance(raw, Mapping):
+        problems.append(f"freshpass settings must be an object, got {type(raw).__name__}; using defaults")
+        return SettingsResult(settings, problems)
+    changes: dict[str, Any] = {}
+    for name, value in _flatten(raw):
+        name = name.removeprefix("freshpass.")
+        if name in CLIENT_SIDE_KEYS or name.startswith(("server.", "trace.")):
+            continue
+        spec = SPECS.get(name)
+        if spec is None:
+            problems.append(f"unknown setting freshpass.{name} (ignored)")
+            continue
+        if value is None:  # VS Code sends null for "not set": keep the default
+            continue
+        try:
+            changes[spec.attribute] = spec.check(value)
+        except ValueError as exc:
+            kept = getattr(settings, spec.attribute)
+            problems.append(f"freshpass.{name} = {value!r}: {exc}; using {kept!r}")
+    return SettingsResult(dataclasses.replace(settings, **changes), problems)

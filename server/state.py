@@ -1,0 +1,136 @@
+"""What the server knows about each root and document, in memory.
+
+Everything an editor asks for (diagnostics pulled, code lenses, hovers) is answered from here at once; the
+expensive work (a content snapshot, the ledger's status) happens in refreshes triggered by edits and receipts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from freshpass.facts.model import ProjectFacts, VerifyCommand
+from freshpass.ledger.content import ContentSnapshot
+
+# Files whose change means the facts (declared verify commands) must be read again.
+MANIFEST_NAMES = frozenset(
+    {
+        "pyproject.toml",
+        ".freshpass.toml",
+        "package.json",
+        "Makefile",
+        "GNUmakefile",
+        "justfile",
+        "Justfile",
+        "Taskfile.yml",
+        "Taskfile.yaml",
+        "tox.ini",
+        "noxfile.py",
+        "setup.cfg",
+        "pytest.ini",
+        "Cargo.toml",
+        "go.mod",
+        "go.work",
+        "deno.json",
+        "deno.jsonc",
+        ".pre-commit-config.yaml",
+        "recipe.json",
+        "environment.json",
+    }
+)
+
+
+def touches_facts(relative_path: str) -> bool:
+    name = relative_path.rsplit("/", 1)[-1]
+    return name in MANIFEST_NAMES or relative_path.startswith((".github/workflows/", "scripts/"))
+
+
+@dataclass
+class Refresh:
+    """What one refresh of a root found."""
+
+    content_changed: bool  # the content id differs from the previous refresh (or this is the first)
+    status_changed: bool  # the status JSON differs
+    touched: frozenset[str]  # paths reported changed since the previous refresh
+
+
+@dataclass
+class RootState:
+    path: Path
+    facts: ProjectFacts | None = None
+    snapshot: ContentSnapshot | None = None
+    baseline: ContentSnapshot | None = None  # the content when this server first looked: "changed this session"
+    status: dict[str, Any] = field(default_factory=dict)
+    status_key: str = ""
+    session_changed: list[str] = field(default_factory=list)  # baseline → now, used when there is no receipt
+    touched: set[str] = field(default_factory=set)  # paths the client or the watcher reported edited
+    latest_change: float | None = None  # wall-clock time the content id last changed
+    disk_stat: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last look
+    # refresh scheduling (server/tracking.py)
+    pending: set[str] = field(default_factory=set)
+    pending_facts: bool = False
+    requested: bool = False
+    first_pending_at: float | None = None
+    timer: asyncio.TimerHandle | None = None
+    worker: asyncio.Task[None] | None = None
+    refreshed: asyncio.Event = field(default_factory=asyncio.Event)  # set after the first refresh
+
+    @property
+    def uri_prefix(self) -> str:
+        return self.path.as_uri().rstrip("/") + "/"
+
+    def relative(self, path: Path) -> str | None:
+        try:
+            rel = path.relative_to(self.path)
+        except ValueError:
+            return None
+        return None if str(rel) == "." else rel.as_posix()
+
+    @property
+    def has_evidence(self) -> bool:
+        return bool(self.status.get("evidence"))
+
+    @property
+    def state(self) -> str:
+        return str(self.status.get("status") or "unverified")
+
+    def stale_paths(self) -> set[str]:
+        """Files whose current content no receipt covers."""
+        if self.state == "stale":
+            return set(self.status.get("changed_paths") or ())
+        if self.state == "unverified" and not self.has_evidence:
+            return set(self.session_changed)
+        return set()
+
+    def verify_commands(self) -> list[VerifyCommand]:
+        return list(self.facts.verify_commands) if self.facts else []
+
+    def primary_command(self, kind: str = "test") -> VerifyCommand | None:
+        """The approved command a person should run: the first of `kind`, else the first declared."""
+        commands = self.verify_commands()
+        for command in commands:
+            if command.kind == kind:
+                return command
+        return commands[0] if commands else None
+
+    def set_status(self, status: dict[str, Any]) -> bool:
+        key = json.dumps(status, sort_keys=True, default=str)
+        changed = key != self.status_key
+        self.status, self.status_key = status, key
+        return changed
+
+
+@dataclass
+class DocumentRef:
+    """An open (or just edited) document resolved to its root."""
+
+    uri: str
+    path: Path
+    root: RootState
+    relative: str
+    text: str | None = None  # the buffer, when the client has it open
+    first_line: str = ""
+    unsaved: bool = False  # the buffer differs from the file on disk

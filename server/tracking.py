@@ -1,0 +1,149 @@
+"""Edit tracking: from "something changed" to a root's recomputed content and status.
+
+Every source of change — didSave, didChange, didChangeWatchedFiles, the file watcher, a receipt from another
+process — ends in `request_refresh(root, paths, delay)`. Requests for one root coalesce: a burst (a branch switch
+touching thousands of files) becomes one content snapshot after it settles (`DEBOUNCE` after the last event, at most
+`MAX_WAIT` after the first), and events that arrive while a refresh runs cause exactly one more. A save asks with no
+delay, so the editor hears back at once. Freshness is content-based: a refresh whose content id and status equal the
+previous ones changes nothing a client can see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from freshpass.server.state import Refresh, RootState, touches_facts
+from lsprotocol import types
+
+if TYPE_CHECKING:
+    from freshpass.server.app import FreshpassServer
+
+logger = logging.getLogger(__name__)
+
+DEBOUNCE = 0.12  # seconds of quiet that end a burst
+MAX_WAIT = 0.5  # a long burst still refreshes this often
+
+
+def disk_stat(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+class Tracker:
+    def __init__(self, server: FreshpassServer) -> None:
+        self.server = server
+
+    # ---- scheduling ----------------------------------------------------------------------------------------------
+
+    def request_refresh(
+        self, root: RootState, paths: set[str] | None = None, *, delay: float = DEBOUNCE, facts: bool = False
+    ) -> None:
+        if paths:
+            root.pending |= paths
+            if any(touches_facts(path) for path in paths):
+                root.pending_facts = True
+        if facts:
+            root.pending_facts = True
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if delay <= 0:
+            self._cancel_timer(root)
+            self._start(root)
+            return
+        if root.first_pending_at is None:
+            root.first_pending_at = now
+        due = min(now + delay, root.first_pending_at + MAX_WAIT)
+        if root.timer is not None:
+            if root.timer.when() <= due:
+                return
+            root.timer.cancel()
+        root.timer = loop.call_at(due, self._start, root)
+
+    def _cancel_timer(self, root: RootState) -> None:
+        if root.timer is not None:
+            root.timer.cancel()
+            root.timer = None
+
+    def _start(self, root: RootState) -> None:
+        root.timer = None
+        root.first_pending_at = None
+        root.requested = True
+        if root.worker is None or root.worker.done():
+            root.worker = asyncio.ensure_future(self._work(root))
+
+    async def _work(self, root: RootState) -> None:
+        while root.requested:
+            root.requested = False
+            try:
+                await self.refresh(root)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                logger.exception("refresh of %s", root.path)
+                self.server.log(types.MessageType.Error, f"freshpass: refreshing {root.path} failed: {exc!r}")
+            finally:
+                root.refreshed.set()  # providers waiting for a first answer get one, even a degraded one
+
+    async def settle(self, root: RootState) -> None:
+        """Wait until no refresh of `root` is scheduled or running (used before answering from memory)."""
+        while root.worker is not None and not root.worker.done():
+            await asyncio.shield(root.worker)
+
+    async def refresh_now(self, root: RootState) -> None:
+        """Refresh at once and return when the root's status reflects it."""
+        self.request_refresh(root, delay=0)
+        await self.settle(root)
+
+    def cancel(self, root: RootState) -> None:
+        self._cancel_timer(root)
+        if root.worker is not None:
+            root.worker.cancel()
+
+    # ---- the refresh ---------------------------------------------------------------------------------------------
+
+    async def refresh(self, root: RootState, *, resnapshot: bool = True) -> Refresh:
+        server = self.server
+        backend = server.backend
+        touched, root.pending = frozenset(root.pending), set()
+        if root.facts is None or root.pending_facts:
+            root.pending_facts = False
+            root.facts = await backend.facts(root.path)
+        content_changed = False
+        if resnapshot or root.snapshot is None:
+            ignore = [*server.settings.ignore, *root.facts.ignore]
+            snap = await backend.snapshot(root.path, ignore, server.settings.ignore_prose)
+            if snap is not None:
+                previous = root.snapshot
+                content_changed = previous is None or previous.content_id != snap.content_id
+                if root.baseline is None:
+                    root.baseline = snap
+                if previous is not None and content_changed:
+                    root.latest_change = time.time()
+                root.snapshot = snap
+        for path in touched:
+            stat = disk_stat(root.path / path)
+            if stat is None:
+                root.disk_stat.pop(path, None)
+            else:
+                root.disk_stat[path] = stat
+        # Only real edits count as touched: a save that changed nothing must not grow the set of diagnosed files.
+        if content_changed:
+            root.touched |= touched
+        status = await backend.status(root.path, root.facts, root.snapshot)
+        if content_changed and not status.get("evidence") and root.baseline is not None and root.snapshot is not None:
+            root.session_changed = await backend.changed_between(root.path, root.baseline, root.snapshot)
+        status_changed = root.set_status(status)
+        refresh = Refresh(content_changed=content_changed, status_changed=status_changed, touched=touched)
+        root.refreshed.set()
+        await server.fan_out("on_root_refreshed", root, refresh)
+        if status_changed:
+            server.protocol.notify("freshpass/statusChanged", status)
+        return refresh

@@ -1,0 +1,419 @@
+"""The agents' done-check as a pure function: statuses in, verdicts and messages out (design §7)."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from freshpass.server.agents import (
+    Decision,
+    DoneRules,
+    baseline_of_events,
+    decide,
+    done_commands,
+    relative_paths,
+    run_line,
+)
+
+PYTEST = {"command": "uv run pytest", "kind": "test", "cwd": ".", "source": "pyproject.toml#tool.pytest.ini_options"}
+RUFF = {"command": "ruff check", "kind": "lint", "cwd": ".", "source": "pyproject.toml#tool.ruff"}
+COMMANDS = [RUFF, PYTEST]  # lint first: the message must still lead with the test command
+
+
+def evidence(
+    *, id: int = 7, kind: str = "test", scope: str = "full", status: str = "passed", command: str = "uv run pytest"
+) -> dict[str, Any]:
+    return {
+        "id": id,
+        "command": command,
+        "canonical_command": command,
+        "kind": kind,
+        "scope": scope,
+        "status": status,
+        "exit_code": 0 if status == "passed" else 1,
+        "reason": None,
+        "finished_at": "2026-11-29T23:00:00.000Z",
+        "session": "s",
+        "tests": None,
+    }
+
+
+def root_status(*receipts: dict[str, Any], stale: tuple[dict[str, Any], ...] = (), changed: tuple[str, ...] = ()):
+    """A design §4.5 status as ledger.status.build_status shapes it: fresh receipts and stale ones per kind."""
+    kinds: dict[str, Any] = {}
+    for receipt in stale:
+        kinds[receipt["kind"]] = {"status": "stale", "scope": None, "fresh": False, "evidence": receipt}
+    for receipt in receipts:
+        kinds[receipt["kind"]] = {"status": receipt["status"], "scope": receipt["scope"], "fresh": True,
+                                  "evidence": receipt}  # fmt: skip
+    fresh_test = next((r for r in receipts if r["kind"] == "test"), None)
+    headline = fresh_test or (receipts[0] if receipts else (stale[0] if stale else None))
+    if receipts:
+        state, scope, changed = headline["status"], headline["scope"], ()  # type: ignore[index]
+    else:
+        state, scope = ("stale" if stale else "unverified"), None
+    return {
+        "root": "/repo",
+        "status": state,
+        "scope": scope,
+        "kinds": kinds,
+        "evidence": headline,
+        "changed_paths": list(changed),
+        "verify_commands": COMMANDS,
+    }
+
+
+@dataclass
+class Case:
+    name: str
+    status: dict[str, Any] | None
+    verdict: str
+    changed: tuple[str, ...] = ()
+    used: int = 0
+    budget: int = 2
+    kinds: tuple[str, ...] = ("test",)
+    scope: str = "full"
+    ignore: tuple[str, ...] = ()
+    ignore_prose: bool = True
+    covering: dict[str, Any] | None = None
+    content_changed: bool = False
+    says: tuple[str, ...] = ()
+    never_says: tuple[str, ...] = ()
+    left: int | None = None
+    paths: tuple[str, ...] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+CASES = [
+    Case("outside any root", None, "not_applicable", says=("not inside a project root",)),
+    Case("fresh full pass", root_status(evidence()), "verified", says=("`uv run pytest` passed (full)",), left=2),
+    Case(
+        "fresh full pass covers whatever the agent says it edited",
+        root_status(evidence()),
+        "verified",
+        changed=("src/app.py",),
+    ),
+    Case(
+        "stale: edits since the pass",
+        root_status(stale=(evidence(),), changed=("src/app.py", "src/util.py")),
+        "nudge",
+        says=(
+            "2 files changed (src/app.py, src/util.py)",
+            "ran before these changes",
+            "`freshpass run -- uv run pytest`",
+            "report that blocker plainly",
+            "(reminder 1 of 2)",
+        ),
+        left=1,
+        paths=("src/app.py", "src/util.py"),
+    ),
+    Case(
+        "second nudge",
+        root_status(stale=(evidence(),), changed=("src/app.py",)),
+        "nudge",
+        used=1,
+        says=("(reminder 2 of 2)",),
+        left=0,
+    ),
+    Case(
+        "budget spent",
+        root_status(stale=(evidence(),), changed=("src/app.py",)),
+        "exhausted",
+        used=2,
+        says=("not verified", "2 reminders already given", "`freshpass run -- uv run pytest`"),
+        left=0,
+    ),
+    Case(
+        "budget 0 never blocks",
+        root_status(stale=(evidence(),), changed=("src/app.py",)),
+        "exhausted",
+        budget=0,
+        says=("reminders are turned off",),
+    ),
+    Case(
+        "larger budget",
+        root_status(stale=(evidence(),), changed=("src/app.py",)),
+        "nudge",
+        used=2,
+        budget=5,
+        says=("(reminder 3 of 5)",),
+        left=2,
+    ),
+    Case(
+        "targeted pass is reported as targeted, not done",
+        root_status(evidence(scope="targeted", command="uv run pytest tests/test_app.py")),
+        "nudge",
+        changed=("src/app.py",),
+        says=("Only a targeted test run, `uv run pytest tests/test_app.py`", "No fresh passing full test run"),
+        never_says=("passed (full)",),
+    ),
+    Case(
+        "targeted pass counts when done.scope is targeted",
+        root_status(evidence(scope="targeted", command="pytest tests/test_app.py")),
+        "verified",
+        scope="targeted",
+        says=("passed (targeted)",),
+        never_says=("(full)",),
+    ),
+    Case(
+        "full pass still covers the content after a newer targeted re-run",
+        root_status(evidence(scope="targeted", command="pytest tests/test_app.py")),
+        "verified",
+        changed=("src/app.py",),
+        covering=evidence(id=3),
+        says=("passed (full)",),
+    ),
+    Case(
+        "a covering pass of another kind does not count",
+        root_status(evidence(scope="targeted")),
+        "nudge",
+        changed=("src/app.py",),
+        covering=evidence(kind="lint", command="ruff check"),
+    ),
+    Case(
+        "fresh failure",
+        root_status(evidence(status="failed")),
+        "nudge",
+        changed=("src/app.py",),
+        says=("`uv run pytest`, failed (exit 1)",),
+    ),
+    Case(
+        "only lint passed",
+        root_status(evidence(kind="lint", command="ruff check")),
+        "nudge",
+        changed=("src/app.py",),
+        says=("Only a lint run, `ruff check`, passed",),
+    ),
+    Case(
+        "lint counts when done.kinds has it",
+        root_status(evidence(kind="lint", command="ruff check")),
+        "verified",
+        kinds=("test", "lint"),
+        says=("`ruff check` passed (full)",),
+    ),
+    Case("no evidence, nothing changed", root_status(), "not_applicable", says=("nothing to verify",)),
+    Case(
+        "no evidence, prose-only edits",
+        root_status(),
+        "not_applicable",
+        changed=("README.md", "docs/guide.rst", "LICENSE", "CHANGELOG.md", "notes.txt"),
+    ),
+    Case(
+        "no evidence, code edits (prose left out of the message)",
+        root_status(),
+        "nudge",
+        changed=("src/app.py", "README.md"),
+        says=("1 file changed (src/app.py)", "No test run of this project is on record yet"),
+        never_says=("README.md",),
+        paths=("src/app.py",),
+    ),
+    Case(
+        "requirements.txt is a build input, not prose",
+        root_status(),
+        "nudge",
+        changed=("requirements-dev.txt",),
+        paths=("requirements-dev.txt",),
+    ),
+    Case(
+        "prose counts when ignoreProse is off",
+        root_status(),
+        "nudge",
+        changed=("README.md",),
+        ignore_prose=False,
+        paths=("README.md",),
+    ),
+    Case(
+        "ignore globs drop generated files",
+        root_status(),
+        "not_applicable",
+        changed=("generated/api.py", "snapshots/a.snap"),
+        ignore=("generated/", "*.snap"),
+    ),
+    Case(
+        "fresh pass and prose edits since: still verified",
+        root_status(evidence()),
+        "verified",
+        changed=("README.md",),
+    ),
+    Case(
+        "stale with unknown paths still nudges",
+        root_status(stale=(evidence(),)),
+        "nudge",
+        says=("this project's files changed since its last recorded run",),
+    ),
+    Case(
+        "content differs from the last pass, paths unknown",
+        root_status(evidence(status="failed")),
+        "nudge",
+        content_changed=True,
+    ),
+    Case(
+        "many paths are counted, not all named",
+        root_status(stale=(evidence(),), changed=tuple(f"src/m{i}.py" for i in range(8))),
+        "nudge",
+        says=("8 files changed", "src/m4.py and 3 more"),
+        never_says=("src/m5.py",),
+    ),
+    Case(
+        "the same path reported twice counts once",
+        root_status(stale=(evidence(),), changed=("src/app.py",)),
+        "nudge",
+        changed=("src/app.py",),
+        says=("1 file changed",),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_decide(case: Case) -> None:
+    decision = decide(
+        case.status,
+        changed_paths=case.changed,
+        nudges_used=case.used,
+        budget=case.budget,
+        done_kinds=case.kinds,
+        done_scope=case.scope,
+        ignore=case.ignore,
+        ignore_prose=case.ignore_prose,
+        covering_pass=case.covering,
+        content_changed=case.content_changed,
+    )
+    assert decision.verdict == case.verdict, decision.message
+    for text in case.says:
+        assert text in decision.message
+    for text in case.never_says:
+        assert text not in decision.message
+    if case.left is not None:
+        assert decision.nudges_left == case.left
+    if case.paths is not None:
+        assert decision.changed_paths == list(case.paths)
+    payload = decision.to_json()
+    assert set(payload) == {"verdict", "message", "synthetic", "commands", "status", "nudgesLeft", "changedPaths"}
+    assert payload["synthetic"] is (case.verdict in ("nudge", "exhausted"))
+    assert payload["status"] == case.status
+
+
+def test_nudge_names_the_test_command_first_and_every_done_command() -> None:
+    decision = decide(root_status(stale=(evidence(),), changed=("a.py",)), done_kinds=("test", "lint"))
+    assert [command["command"] for command in decision.commands] == ["uv run pytest", "ruff check"]
+    assert decision.commands[0] == {
+        "command": "uv run pytest",
+        "kind": "test",
+        "cwd": ".",
+        "source": PYTEST["source"],
+        "run": "freshpass run -- uv run pytest",
+    }
+    assert decision.message.index("uv run pytest") < decision.message.index("ruff check")
+
+
+def test_nudge_without_a_declared_command_asks_for_an_honest_report() -> None:
+    status = {**root_status(stale=(evidence(),), changed=("a.py",)), "verify_commands": [RUFF]}
+    decision = decide(status)
+    assert decision.verdict == "nudge"
+    assert decision.commands == []
+    assert "declares no test command" in decision.message
+    assert "Do not claim it is verified" in decision.message
+
+
+def test_nudges_and_exhaustion_walk_down_the_budget() -> None:
+    status = root_status(stale=(evidence(),), changed=("src/app.py",))
+    verdicts = [decide(status, nudges_used=used).verdict for used in range(4)]
+    assert verdicts == ["nudge", "nudge", "exhausted", "exhausted"]
+
+
+def test_message_changes_when_the_edits_change() -> None:
+    first = decide(root_status(stale=(evidence(),), changed=("src/a.py",)))
+    second = decide(root_status(stale=(evidence(),), changed=("src/a.py", "src/b.py")), nudges_used=1)
+    assert first.message != second.message
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd", "expected"),
+    [
+        ("uv run pytest", ".", "freshpass run -- uv run pytest"),
+        ("npm test", "packages/web", "cd packages/web && freshpass run -- npm test"),
+        ("make test && make lint", ".", "freshpass run -- 'make test && make lint'"),
+        ("pytest -k 'not slow'", ".", "freshpass run -- pytest -k 'not slow'"),
+        ('pytest -k "a or b"', ".", "freshpass run -- 'pytest -k \"a or b\"'"),
+        ("go test ./...", "dir with space", "cd 'dir with space' && freshpass run -- go test ./..."),
+    ],
+)
+def test_run_line(command: str, cwd: str, expected: str) -> None:
+    line = run_line(command, cwd)
+    assert line == expected
+    # What the shell hands `freshpass run` rebuilds the command line (one word is the line; several are joined).
+    words = shlex.split(line.split(" && ", 1)[-1] if cwd != "." else line)[3:]
+    rebuilt = words[0] if len(words) == 1 else shlex.join(words)
+    assert shlex.split(rebuilt) == shlex.split(command)
+
+
+def test_done_commands_skip_other_kinds_and_keep_precedence() -> None:
+    second_test = {"command": "tox -e py", "kind": "test", "cwd": ".", "source": "tox.ini"}
+    status = {"verify_commands": [PYTEST, RUFF, second_test, {"kind": "test"}, "garbage"]}
+    assert [c["command"] for c in done_commands(status, DoneRules())] == ["uv run pytest", "tox -e py"]
+
+
+@pytest.mark.parametrize(
+    ("rules", "message"),
+    [
+        ({"budget": -1}, "≥ 0"),
+        ({"kinds": ()}, "at least one kind"),
+        ({"scope": "partial"}, "full or targeted"),
+    ],
+)
+def test_done_rules_reject_bad_values(rules: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        DoneRules(**rules)
+
+
+def event(id: int, kind: str = "test", scope: str = "full", status: str = "passed", stale: bool = False):
+    return SimpleNamespace(id=id, kind=kind, scope=scope, status=status, stale_at_record=stale, content_id=f"c{id}")
+
+
+@pytest.mark.parametrize(
+    ("events", "rules", "expected"),
+    [
+        ([], DoneRules(), None),
+        ([event(5, status="failed"), event(4, scope="targeted"), event(3), event(2)], DoneRules(), 3),
+        ([event(5, stale=True), event(4, kind="lint"), event(3)], DoneRules(), 3),
+        ([event(4, kind="lint")], DoneRules(kinds=("test", "lint")), 4),
+        ([event(4, scope="targeted")], DoneRules(scope="targeted"), 4),
+        ([event(4, scope="targeted"), event(2, status="failed")], DoneRules(), None),
+    ],
+)
+def test_baseline_is_the_newest_qualifying_pass_fresh_when_recorded(events, rules, expected) -> None:
+    found = baseline_of_events(events, rules)
+    assert (found.id if found is not None else None) == expected
+
+
+def test_relative_paths_accepts_relative_absolute_and_file_uris(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    outside = tmp_path / "elsewhere.py"
+    paths = [
+        "src/a.py",
+        str(root / "src" / "b.py"),
+        (root / "src" / "c d.py").as_uri(),
+        str(outside),
+        "untitled:Untitled-1",
+        "",
+        42,
+    ]
+    assert relative_paths(paths, root) == ["src/a.py", "src/b.py", "src/c d.py"]
+
+
+def test_decision_json_round_trip_shape() -> None:
+    decision = Decision("verified", "ok", [], {"status": "passed"}, nudges_left=2)
+    assert decision.to_json() == {
+        "verdict": "verified",
+        "message": "ok",
+        "synthetic": False,
+        "commands": [],
+        "status": {"status": "passed"},
+        "nudgesLeft": 2,
+        "changedPaths": [],
+    }

@@ -1,0 +1,95 @@
+"""Fixtures for the VS Code end-to-end tests: one code-server and one Chromium per test session (2-core machine)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.vscode.harness import (
+    CHROMIUM_ARGS,
+    CODE_SERVER,
+    CODE_SERVER_STAMP,
+    FRESHPASS,
+    REPO,
+    CodeServer,
+    marked_processes,
+    running_code_server,
+    wait_until,
+)
+
+
+def require(condition: bool, reason: str) -> None:
+    """Missing prerequisites skip on a developer machine, but fail in CI, where scripts/setup-editors installed them."""
+    if condition:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def vsix() -> Path:
+    """The extension packaged as users get it (bundle + manifest, per .vscodeignore), built from the current sources."""
+    npm = shutil.which("npm")
+    require(
+        npm is not None and (REPO / "node_modules").is_dir(), "needs npm and node_modules: run scripts/setup-editors"
+    )
+    assert npm is not None
+    result = subprocess.run(
+        [npm, "run", "--silent", "package"], cwd=REPO, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, f"npm run package failed:\n{result.stdout}\n{result.stderr}"
+    path = REPO / "editor-clients" / "vscode" / "dist" / "freshpass.vsix"
+    assert path.is_file()
+    return path
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    require(Path(path).is_file(), "needs Debian's chromium: run scripts/setup-editors")
+    return path
+
+
+@pytest.fixture(scope="session")
+def code_server(tmp_path_factory: pytest.TempPathFactory, vsix: Path) -> Iterator[CodeServer]:
+    require(CODE_SERVER_STAMP.is_file() and CODE_SERVER.is_file(), "needs code-server: run scripts/setup-editors")
+    require(FRESHPASS.is_file(), "needs the freshpass CLI in .venv: pip install -e .")
+    marker = uuid.uuid4().hex
+    with running_code_server(tmp_path_factory.mktemp("code-server"), marker) as server:
+        yield server
+    # Everything below code-server, the language servers, their verify runs (own process groups) and Chromium
+    # carry the marker: anything still alive now was left behind.
+    if not wait_until(lambda: not marked_processes(marker), 10):
+        left = marked_processes(marker)
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        pytest.fail(f"processes left running after code-server stopped: {left}")
+
+
+@pytest.fixture(scope="session")
+def browser(code_server: CodeServer, chromium_path: str) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=chromium_path,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            # The marker makes Chromium part of the leftover check; HOME keeps it out of the real home directory.
+            env={**code_server.env},
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()

@@ -1,0 +1,205 @@
+"""The freshpass extension in a real VS Code (code-server 4.96.4) driven by headless Chromium.
+
+One code-server and one Chromium serve the whole module (the machine has 2 cores); each test opens its own
+fixture project in a fresh browser context, so each has its own extension host and language server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.vscode.harness import CodeServer, command_line, marked_processes, wait_until
+from tests.vscode.workbench import SLOW, Workbench, make_project, new_workbench
+
+pytestmark = [pytest.mark.e2e, pytest.mark.vscode]
+
+
+@pytest.fixture
+def workbench(browser: Any, code_server: CodeServer) -> Iterator[Workbench]:
+    context, bench = new_workbench(browser, code_server)
+    try:
+        yield bench
+    finally:
+        context.close()
+
+
+def receipts(code_server: CodeServer, project: Path) -> list[dict[str, Any]]:
+    result = code_server.freshpass("log", "--json", str(project), cwd=project)
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    return list(payload["receipts"] if isinstance(payload, dict) else payload)
+
+
+def test_extension_starts_the_configured_server(workbench: Workbench, code_server: CodeServer, tmp_path: Path) -> None:
+    project = make_project(tmp_path, "activation", code_server.env)
+    workbench.open_folder(project, trust=True)
+    workbench.open_file("calc.py")
+    assert wait_until(code_server.language_servers, 30), code_server.extension_logs()
+    expect(workbench.status_item()).to_have_text("⚠ unverified", timeout=SLOW)
+    expect(workbench.lens(re.compile(r"^⚠ unverified · no receipt yet"))).to_be_visible(timeout=SLOW)
+    expect(workbench.lens("▶ Run pytest -q")).to_be_visible()
+
+    # freshpass.restart: this window's server is replaced (other windows' servers are left alone).
+    before = set(code_server.language_servers())
+    workbench.run_command("freshpass: Restart the language server")
+    assert wait_until(lambda: set(code_server.language_servers()) - before, 30), code_server.extension_logs()
+    assert wait_until(lambda: len(before - set(code_server.language_servers())) == 1, 30)
+    expect(workbench.status_item()).to_have_text("⚠ unverified", timeout=SLOW)
+
+
+@pytest.mark.timeout(420)
+def test_statuses_follow_edits_lens_runs_targeted_runs_and_the_terminal(
+    workbench: Workbench, code_server: CodeServer, tmp_path: Path
+) -> None:
+    project = make_project(tmp_path, "calc", code_server.env)
+    workbench.open_folder(project, trust=True)
+    workbench.open_file("calc.py")
+    status = workbench.status_item()
+    expect(status).to_have_text("⚠ unverified", timeout=SLOW)
+
+    # An edit saved from the editor: the file gets the stale diagnostic (squiggle and Problems entry).
+    workbench.append_line_and_save("# edited in VS Code")
+    expect(workbench.page.locator(".monaco-editor .squiggly-warning").first).to_be_visible(timeout=SLOW)
+    expect(workbench.lens(re.compile(r"^⚠ unverified · "))).to_be_visible(timeout=SLOW)
+    workbench.page.keyboard.press("Control+Shift+M")
+    problem = workbench.page.locator(".markers-panel .monaco-list-row", has_text="pytest -q")
+    expect(problem.first).to_be_visible(timeout=SLOW)
+    expect(status).to_have_text("⚠ unverified")
+    workbench.screenshot("unverified")
+    workbench.run_command("View: Toggle Panel Visibility")
+
+    # ▶ Run: the server runs the approved command; lens, status bar and diagnostics follow.
+    workbench.lens("▶ Run pytest -q").click()
+    expect(status).to_have_text("✓ full", timeout=SLOW)
+    expect(workbench.lens(re.compile(r"^✓ full · pytest -q"))).to_be_visible(timeout=SLOW)
+    expect(workbench.page.locator(".monaco-editor .squiggly-warning")).to_have_count(0, timeout=SLOW)
+    # The status bar item's tooltip says what ran and what a click runs.
+    status.hover()
+    expect(workbench.page.get_by_text("Click to run pytest -q")).to_be_visible(timeout=SLOW)
+    expect(workbench.page.get_by_text(re.compile(r"✓ full: pytest -q passed just now"))).to_be_visible()
+    workbench.screenshot("full")
+    workbench.page.mouse.move(700, 300)
+    assert [(r["command"], r["scope"], r["status"]) for r in receipts(code_server, project)] == [
+        ("pytest -q", "full", "passed")
+    ]
+
+    # freshpass.verifyTargeted on the test file after another edit: only a targeted pass covers the content.
+    workbench.append_line_and_save("# edited again")
+    expect(status).to_have_text("⚠ unverified", timeout=SLOW)
+    workbench.open_file("tests/test_calc.py")
+    workbench.run_command("freshpass: Verify this file")
+    expect(status).to_have_text("◐ targeted", timeout=SLOW)
+    expect(workbench.lens(re.compile(r"^◐ targeted · "))).to_be_visible(timeout=SLOW)
+    workbench.screenshot("targeted")
+
+    # A failing test, run from the lens: ✗ failed, and the failure is reported with a way to its output.
+    original_test = (project / "tests" / "test_calc.py").read_text()
+    editor = workbench.page.locator(".monaco-editor .view-lines").first
+    editor.click()
+    workbench.page.keyboard.press("Control+End")
+    workbench.page.keyboard.press("Enter")
+    workbench.page.keyboard.press("Home")
+    workbench.page.keyboard.type("def test_broken():")
+    workbench.page.keyboard.press("Enter")
+    workbench.page.keyboard.type("assert add(2, 2) == 5")
+    workbench.page.keyboard.press("Escape")
+    workbench.page.keyboard.press("Control+S")
+    expect(status).to_have_text("⚠ unverified", timeout=SLOW)
+    workbench.lens("▶ Run pytest -q").click()
+    expect(status).to_have_text("✗ failed", timeout=SLOW)
+    expect(workbench.lens(re.compile(r"^✗ failed · "))).to_be_visible(timeout=SLOW)
+    toast = workbench.notification("freshpass: pytest -q failed")
+    expect(toast).to_be_visible(timeout=SLOW)
+    workbench.screenshot("failed")
+    toast.get_by_role("button", name="Show output").click()
+    output = workbench.page.locator(".output-view .view-lines")
+    expect(output).to_contain_text("1 failed", timeout=SLOW)
+    workbench.run_command("View: Toggle Panel Visibility")
+
+    # Terminal evidence: the test file is put back outside the editor, then `pytest -q` typed in the integrated
+    # terminal; shell integration reports it and the server records it like `freshpass run`.
+    (project / "tests" / "test_calc.py").write_text(original_test)
+    expect(status).not_to_have_text("✗ failed", timeout=SLOW)
+    expect(status).not_to_have_text("✓ full")
+    workbench.run_command("Terminal: Create New Terminal")
+    terminal = workbench.page.locator(".terminal-wrapper.active .xterm")
+    expect(terminal).to_be_visible(timeout=SLOW)
+    # Shell integration marks the prompt once bash has started; typing before that would be lost.
+    expect(workbench.page.locator(".terminal-wrapper.active .xterm-decoration-container").first).to_be_attached(
+        timeout=SLOW
+    )
+    terminal.click()
+    workbench.page.keyboard.type("pytest -q")
+    workbench.page.keyboard.press("Enter")
+    expect(status).to_have_text("✓ full", timeout=SLOW)
+    expect(workbench.lens(re.compile(r"^✓ full · pytest -q"))).to_be_visible(timeout=SLOW)
+    workbench.screenshot("terminal")
+    newest = receipts(code_server, project)[0]
+    assert (newest["command"], newest["scope"], newest["status"]) == ("pytest -q", "full", "passed")
+    assert newest["session"].startswith("vscode-terminal:")
+
+    # The status bar item runs verify for its root; the receipts command lists every run, newest first.
+    workbench.open_file("calc.py")
+    workbench.append_line_and_save("# and once more")
+    expect(status).to_have_text("⚠ unverified", timeout=SLOW)
+    count = len(receipts(code_server, project))
+    status.click()
+    expect(status).to_have_text("✓ full", timeout=SLOW)
+    assert len(receipts(code_server, project)) == count + 1
+    workbench.run_command("freshpass: Show receipts")
+    rows = workbench.page.locator(".quick-input-list .monaco-list-row")
+    expect(rows).to_have_count(count + 1, timeout=SLOW)
+    expect(rows.first).to_contain_text("✓ passed · full · test")
+    expect(workbench.page.locator(".quick-input-list .monaco-list-row", has_text="✗ failed")).to_have_count(1)
+    workbench.page.keyboard.press("Escape")
+
+
+def test_untrusted_workspace_shows_status_but_runs_nothing(
+    workbench: Workbench, code_server: CodeServer, tmp_path: Path
+) -> None:
+    project = make_project(tmp_path, "untrusted", code_server.env)
+    recorded = code_server.freshpass("run", "--", "pytest", "-q", cwd=project)
+    assert recorded.returncode == 0, recorded.stderr
+    assert len(receipts(code_server, project)) == 1
+
+    workbench.open_folder(project, trust=False)
+    workbench.open_file("calc.py")
+    status = workbench.status_item()
+    expect(status).to_have_text("✓ full", timeout=SLOW)
+
+    workbench.lens("▶ Run pytest -q").click()
+    toast = workbench.notification("this workspace is not trusted")
+    expect(toast).to_be_visible(timeout=SLOW)
+    workbench.screenshot("untrusted")
+    workbench.run_command("Notifications: Clear All Notifications")
+    expect(toast).to_have_count(0)
+    status.click()
+    expect(toast).to_be_visible(timeout=SLOW)
+    # The refusal happens before the request is sent, so by now a run would already be recorded or running.
+    assert len(receipts(code_server, project)) == 1
+    assert not [pid for pid in marked_processes(code_server.marker) if "pytest" in " ".join(command_line(pid))]
+
+
+def test_a_server_command_that_does_not_exist_says_how_to_fix_it(
+    workbench: Workbench, code_server: CodeServer, tmp_path: Path
+) -> None:
+    project = make_project(tmp_path, "misconfigured", code_server.env)
+    (project / ".vscode").mkdir()
+    (project / ".vscode" / "settings.json").write_text(
+        json.dumps({"freshpass.server.command": ["/nonexistent/freshpass", "serve"]})
+    )
+    workbench.open_folder(project, trust=True)
+    toast = workbench.notification('"/nonexistent/freshpass" does not exist or is not executable')
+    expect(toast).to_be_visible(timeout=SLOW)
+    expect(toast).to_contain_text('set "freshpass.server.command" to its full path')
+    toast.get_by_role("button", name="Show logs").click()
+    output = workbench.page.locator(".output-view .view-lines")
+    expect(output).to_contain_text("/nonexistent/freshpass", timeout=SLOW)
+    expect(workbench.status_item()).to_have_count(0)
