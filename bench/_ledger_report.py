@@ -20,7 +20,9 @@ Where the time goes:
   --force-remove` for prose, `write-tree`); git re-hashes only files whose stat data changed.
 - `freshpass run` start-up is mostly Python imports: `asyncio` (the runner), the facts detectors and the
   classifier. The ledger's own share is two content reads (the first overlaps facts detection) and one SQLite
-  append (the ledger is opened while the command runs).
+  append (the ledger is opened while the command runs). Measured in-process at load 2 for that small repository:
+  about 20 ms CPU importing the ledger modules, 6 ms per content read, 2 ms to open the ledger and append — about
+  35 ms of the recorded run's overhead; importing asyncio, the runner and the facts package costs about 120 ms.
 """
 
 

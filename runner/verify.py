@@ -11,6 +11,7 @@ language server both drive it; what they show is up to the `VerifyReporter` they
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import re
 import shutil
@@ -301,7 +302,7 @@ async def run_verify(
                         planned.command,
                         plan.root / planned.cwd,
                         env=env,
-                        on_output=lambda stream, text, phase=phase: reporter.output(phase, stream, text),
+                        on_output=functools.partial(reporter.output, phase),
                         timeout=plan.timeouts[phase],
                         cancel=cancel,
                         grace=grace,

@@ -474,6 +474,34 @@ class Recognised:
     cwd: str
 
 
+# Tools whose subcommand says the kind (`go vet` lints, `cargo check` checks, `deno check` type-checks).
+_SUBCOMMAND_KINDS: dict[str, dict[str, Kind]] = {
+    "go": {"test": "test", "build": "build", "vet": "lint"},
+    "cargo": {
+        "test": "test",
+        "nextest": "test",
+        "build": "build",
+        "clippy": "lint",
+        "check": "check",
+        "fmt": "lint",
+        "doc": "build",
+        "bench": "test",
+        "miri": "test",
+    },
+    "bazel": {"test": "test", "build": "build"},
+    "deno": {"test": "test", "lint": "lint", "check": "typecheck", "fmt": "lint"},
+    "dotnet": {"test": "test", "build": "build"},
+}
+# Maven lifecycle phases run every earlier one: `verify` includes `test`.
+_MAVEN_GOALS: tuple[tuple[str, Kind], ...] = (
+    ("verify", "check"),
+    ("install", "check"),
+    ("test", "test"),
+    ("package", "build"),
+    ("compile", "build"),
+)
+
+
 def command_kind(tokens: list[str]) -> Kind | None:
     """The kind of check a simple command runs, or None when it is not a check (install, echo, a writer…)."""
     if not tokens or is_writer(tokens) or is_watcher(tokens) or is_install(tokens):
@@ -589,28 +617,12 @@ def command_kind(tokens: list[str]) -> Kind | None:
     if tool == "tsc":
         return "typecheck" if _has(args, "--noEmit") else "build"
     if tool == "go":
-        return {"test": "test", "build": "build", "vet": "lint"}.get(sub)
+        return _SUBCOMMAND_KINDS["go"].get(sub)
     if tool == "cargo":
-        return {
-            "test": "test",
-            "nextest": "test",
-            "build": "build",
-            "clippy": "lint",
-            "check": "check",
-            "fmt": "lint",
-            "doc": "build",
-            "bench": "test",
-            "miri": "test",
-        }.get(sub)
+        return _SUBCOMMAND_KINDS["cargo"].get(sub)
     if tool in ("mvn", "./mvnw", "mvnw"):
         goals = [w for w in words if ":" not in w]
-        for goal, kind in (
-            ("verify", "check"),
-            ("install", "check"),
-            ("test", "test"),
-            ("package", "build"),
-            ("compile", "build"),
-        ):
+        for goal, kind in _MAVEN_GOALS:
             if goal in goals:
                 return kind
         return None
@@ -659,16 +671,16 @@ def command_kind(tokens: list[str]) -> Kind | None:
         if tool == "composer" and targets[:1] in (["run-script"], ["run"]):
             targets = targets[1:]
         if tool in ("bazel", "bazelisk"):
-            return {"test": "test", "build": "build"}.get(sub)
+            return _SUBCOMMAND_KINDS["bazel"].get(sub)
         if not targets:
             return "check" if tool in ("make", "gmake", "rake") else None
         return guess_kind(targets[0].rsplit(":", 1)[-1] if tool in ("nx",) else targets[0])
     if tool == "deno":
-        return {"test": "test", "lint": "lint", "check": "typecheck", "fmt": "lint"}.get(sub) or (
+        return _SUBCOMMAND_KINDS["deno"].get(sub) or (
             guess_kind(words[1]) if sub == "task" and len(words) > 1 else None
         )
     if tool == "dotnet":
-        return {"test": "test", "build": "build"}.get(sub)
+        return _SUBCOMMAND_KINDS["dotnet"].get(sub)
     if _PYTHON.match(tool) and words:
         script = words[0]
         if script.endswith("manage.py"):

@@ -204,9 +204,9 @@ def _detect_make(c: Collector) -> None:
         c.add(f"make {name}", kind, f"{rule.file}:{name}", TASK_RUNNER, alternatives=("make",) if goal == name else ())
     default_rule = makefile.rules.get(goal) if goal else None
     if goal and default_rule is not None and goal not in CHECK_NAMES:
-        kind = _default_kind(goal, default_rule.prerequisites, _expanded_lines(makefile, goal))
-        if kind is not None:
-            c.add("make", kind, f"{default_rule.file}:{goal}", TASK_RUNNER, alternatives=(f"make {goal}",))
+        default_kind = _default_kind(goal, default_rule.prerequisites, _expanded_lines(makefile, goal))
+        if default_kind is not None:
+            c.add("make", default_kind, f"{default_rule.file}:{goal}", TASK_RUNNER, alternatives=(f"make {goal}",))
 
 
 # -- just --------------------------------------------------------------------------------------------------------
@@ -260,9 +260,9 @@ def _detect_just(c: Collector) -> None:
             continue
         c.add(f"just {name}", kind, f"{rel}:{name}", TASK_RUNNER, alternatives=("just",) if default == name else ())
     if default is not None and default not in CHECK_NAMES:
-        kind = _default_kind(default, recipes[default][0], lines_of(default, set()))
-        if kind is not None:
-            c.add("just", kind, f"{rel}:{default}", TASK_RUNNER, alternatives=(f"just {default}",))
+        default_kind = _default_kind(default, recipes[default][0], lines_of(default, set()))
+        if default_kind is not None:
+            c.add("just", default_kind, f"{rel}:{default}", TASK_RUNNER, alternatives=(f"just {default}",))
 
 
 # -- Task (taskfile.dev) -------------------------------------------------------------------------------------------

@@ -165,7 +165,7 @@ class FreshpassExtension implements vscode.Disposable {
       synchronize: { configurationSection: "freshpass" },
       middleware: {
         executeCommand: async (name, args, next) => {
-          if (name === SERVER_COMMANDS.verify && false) {
+          if (name === SERVER_COMMANDS.verify && !vscode.workspace.isTrusted) {
             void explainUntrusted();
             return undefined;
           }
