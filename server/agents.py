@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import posixpath
 import shlex
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from freshpass.ledger.content import ContentSnapshot
 
 Verdict = Literal["verified", "nudge", "exhausted", "not_applicable"]
-VERDICTS: tuple[Verdict, ...] = ("verified", "nudge", "exhausted", "not_applicable")
 SCOPE_RANK = {"targeted": 0, "full": 1}
 DEFAULT_BUDGET = 2
 DEFAULT_DONE_KINDS: tuple[str, ...] = ("test",)
@@ -44,7 +44,7 @@ DEFAULT_DONE_SCOPE = "full"
 SHOWN_PATHS = 5  # changed paths named in a message; the rest are counted
 # Evidence the baseline search looks at: the ledger keeps at most 1,000 events per root by default.
 BASELINE_SEARCH_LIMIT = 1000
-FIRST_PAGE = 20
+FIRST_PAGE = 20  # receipts read first; a qualifying pass is almost always among them
 
 
 @dataclass(frozen=True)
@@ -87,10 +87,6 @@ class Decision:
         # Nudge and exhausted messages are written by freshpass, not by a person: a harness keeps them out of
         # durable history (design §7).
         return self.verdict in ("nudge", "exhausted")
-
-    @property
-    def blocks(self) -> bool:
-        return self.verdict == "nudge"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -351,21 +347,42 @@ def qualifies(event: Any, rules: DoneRules) -> bool:
     return not event.stale_at_record and rules.counts_as_done(event.kind, event.scope, event.status)
 
 
-def baseline_of_events(events: Iterable[Any], rules: DoneRules) -> Any:
-    """The newest qualifying pass among `events` (newest first), or None."""
-    return next((event for event in events if qualifies(event, rules)), None)
+@dataclass(frozen=True)
+class KindHistory:
+    baseline: Any  # the newest qualifying pass of the kind, or None
+    covering: Any  # a qualifying pass for the current content not followed by a failure on it, or None
+    complete: bool  # both answers are final: older receipts cannot change them
 
 
-async def _newest_first(ledger: Any, root: str, kind: str) -> AsyncIterator[Any]:
-    """The root's receipts of one kind, newest first: the newest few first, the rest of the history if needed."""
-    seen = 0
-    for limit in (FIRST_PAGE, BASELINE_SEARCH_LIMIT):
-        events = await ledger.events(root, limit, kind=kind)
-        for event in events[seen:]:
-            yield event
-        if len(events) < limit:
-            return
-        seen = len(events)
+def scan_kind(events: Iterable[Any], rules: DoneRules, content_id: str, *, ran_on_this_content: bool) -> KindHistory:
+    """Read one kind's receipts, newest first, for its baseline and covering pass.
+
+    `ran_on_this_content` says the status has a fresh receipt of the kind; without one nothing can cover the
+    current content and only the baseline is looked for. On this content the newest non-targeted word wins: a
+    full pass followed by a targeted re-run still covers it, a full pass followed by a failure does not.
+    """
+    baseline = covering = None
+    looking = ran_on_this_content
+    for event in events:
+        if event.stale_at_record:
+            continue
+        passed = qualifies(event, rules)
+        if looking and event.content_id == content_id:
+            if passed:
+                covering, looking = event, False
+            elif event.status == "failed":
+                looking = False
+        if passed and baseline is None:
+            baseline = event
+        if baseline is not None and not looking:
+            return KindHistory(baseline, covering, complete=True)
+    return KindHistory(baseline, covering, complete=False)
+
+
+def _newer(first: Any, second: Any) -> Any:
+    if first is None or second is None:
+        return first if second is None else second
+    return first if first.id > second.id else second
 
 
 async def pass_history(
@@ -374,31 +391,21 @@ async def pass_history(
     """Find the baseline (the budget's key) and a covering pass among the root's receipts of the done kinds.
 
     A nudge budget lasts from one qualifying pass to the next, so the baseline need not be fresh: after an edit,
-    the nudges spent belong to the last pass, and reaching a new pass starts a new budget (design §7). A covering
-    pass is looked for only when the status has a fresh receipt of the kind (else none ran on this content).
+    the nudges spent belong to the last pass, and reaching a new pass starts a new budget (design §7). The newest
+    receipts almost always answer; the rest of the history is read only when they do not.
     """
     raw_kinds = status.get("kinds")
     kinds: Mapping[str, Any] = raw_kinds if isinstance(raw_kinds, Mapping) else {}
     baseline = covering = None
     for kind in rules.kinds:
         entry = kinds.get(kind)
-        looking_for_covering = isinstance(entry, Mapping) and entry.get("fresh") is True
-        found_baseline = False
-        async for event in _newest_first(ledger, root, kind):
-            if event.stale_at_record:
-                continue
-            passed = qualifies(event, rules)
-            if looking_for_covering and event.content_id == content_id:
-                if passed:
-                    covering = event if covering is None or event.id > covering.id else covering
-                    looking_for_covering = False
-                elif event.status == "failed":
-                    looking_for_covering = False  # the newest word on this content is a failure
-            if passed and not found_baseline:
-                baseline = event if baseline is None or event.id > baseline.id else baseline
-                found_baseline = True
-            if found_baseline and not looking_for_covering:
+        ran_on_this_content = isinstance(entry, Mapping) and entry.get("fresh") is True
+        for limit in (FIRST_PAGE, BASELINE_SEARCH_LIMIT):
+            events = await ledger.events(root, limit, kind=kind)
+            found = scan_kind(events, rules, content_id, ran_on_this_content=ran_on_this_content)
+            if found.complete or len(events) < limit:
                 break
+        baseline, covering = _newer(baseline, found.baseline), _newer(covering, found.covering)
     return PassHistory(baseline=baseline, covering=covering)
 
 
@@ -461,7 +468,9 @@ def relative_paths(paths: Iterable[Any], root: Path) -> list[str]:
             continue
         path = Path(text)
         if not path.is_absolute():
-            relative.append(PurePosixPath(*path.parts).as_posix())
+            normal = posixpath.normpath(PurePosixPath(*path.parts).as_posix())
+            if normal != ".." and not normal.startswith("../"):  # a relative path must stay inside the root
+                relative.append(normal)
             continue
         try:
             relative.append(path.resolve().relative_to(root.resolve()).as_posix())

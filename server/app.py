@@ -80,6 +80,14 @@ class FreshpassServer(LanguageServer):
         self._ready: asyncio.Event | None = None
         self.exit_code = 1  # LSP: exit without a prior shutdown request is an error exit
 
+    def shutdown(self) -> None:
+        """Stop the transport without joining pygls' worker threads: one of them is blocked reading stdin, which
+        the client keeps open after `exit`, and joining it would keep the process alive until the client gives up."""
+        pool, self._thread_pool = self._thread_pool, None
+        super().shutdown()
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
     async def wait_ready(self) -> None:
         """Handlers wait until `initialized` has found the roots: a didOpen racing it must not look rootless."""
         if self._ready is None:
@@ -118,10 +126,15 @@ class FreshpassServer(LanguageServer):
                 self.log(types.MessageType.Error, f"freshpass: {feature.name} failed in {hook}: {exc!r}")
 
     def collect(self, hook: str, *args: Any) -> list[Any]:
+        """Every feature's answer to a provider hook, concatenated (a single non-list answer counts as one item)."""
         results: list[Any] = []
         for feature in self.features:
             try:
-                results.extend(getattr(feature, hook)(*args) or ())
+                answer = getattr(feature, hook)(*args)
+                if isinstance(answer, list):
+                    results.extend(answer)
+                elif answer is not None:
+                    results.append(answer)
             except Exception as exc:
                 logger.exception("%s.%s", feature.name, hook)
                 self.log(types.MessageType.Error, f"freshpass: {feature.name} failed in {hook}: {exc!r}")
@@ -443,6 +456,7 @@ def _register_handlers(server: FreshpassServer) -> None:
     async def on_shutdown(ls: FreshpassServer, params: None) -> None:
         ls.exit_code = 0
         await ls.shutdown_all()
+        _cancel_pending_requests(ls)
 
     @server.feature(types.EXIT)
     async def on_exit(ls: FreshpassServer, params: None) -> None:
@@ -589,6 +603,21 @@ def _register_handlers(server: FreshpassServer) -> None:
                 code=LSP_REQUEST_FAILED,
             )
         return await check_done(ls, plain(params) or {})
+
+
+def _cancel_pending_requests(ls: FreshpassServer) -> None:
+    """Cancel in-flight requests before pygls does.
+
+    pygls 2.1.1's shutdown cancels them while iterating `_request_futures`, and each cancellation's callback removes
+    its entry from that very dict ("dictionary changed size during iteration", an error answer to `shutdown`).
+    Cancelling them here, over a copy, leaves pygls nothing to cancel.
+    """
+    protocol = ls.protocol
+    current = protocol.msg_id
+    this_task = asyncio.current_task()
+    for msg_id, future in list(protocol._request_futures.items()):
+        if msg_id != current and future is not this_task and not future.done():
+            future.cancel()
 
 
 async def _first_refresh(root: RootState) -> None:

@@ -64,6 +64,7 @@ class DiagnosticsFeature(Feature):
             command=command.command if command else None,
             changed_count=len(stale),
             latest_change=root.latest_change,
+            change_number=root.change_count,
             unsaved=document.unsaved,
             disk_stale=disk_stale,
         )

@@ -121,11 +121,18 @@ def stale_message(
     unsaved: bool = False,
     disk_stale: bool = True,
     now: float | None = None,
+    change_number: int = 0,
 ) -> str:
-    """The one consolidated diagnostic of a file: what is stale, since which evidence, what to run."""
+    """The one consolidated diagnostic of a file: what is stale, since which evidence, what to run.
+
+    `change_number` counts the content changes the server has seen in this root: with the time of the latest
+    change it makes every new edit's message different, even two edits within one second.
+    """
     evidence = evidence_of(status)
     run = f"Run `{command}` to get fresh evidence." if command else "No verify command is declared for this root."
     latest = f", latest at {clock(latest_change)}" if latest_change is not None else ""
+    if change_number:
+        latest += f", change #{change_number}"
     parts: list[str] = []
     if disk_stale:
         if evidence is None:

@@ -68,6 +68,7 @@ class RootState:
     session_changed: list[str] = field(default_factory=list)  # baseline → now, used when there is no receipt
     touched: set[str] = field(default_factory=set)  # paths the client or the watcher reported edited
     latest_change: float | None = None  # wall-clock time the content id last changed
+    change_count: int = 0  # content changes seen since the server started
     disk_stat: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last look
     # refresh scheduling (server/tracking.py)
     pending: set[str] = field(default_factory=set)

@@ -127,6 +127,7 @@ class Tracker:
                     root.baseline = snap
                 if previous is not None and content_changed:
                     root.latest_change = time.time()
+                    root.change_count += 1
                 root.snapshot = snap
         for path in touched:
             stat = disk_stat(root.path / path)

@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ EXIT_NUDGE = 2  # `hook check`: a nudge is due; the message is on stderr
 SESSION_ENV = "FRESHPASS_SESSION"
 DEFAULT_CHECK_SESSION = "hook-check"
 KIND_CHOICES = ("test", "lint", "typecheck", "build", "check")
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})  # Claude Code tools that change files
 
 
 def _add_rule_options(parser: argparse.ArgumentParser) -> None:
@@ -91,7 +93,7 @@ def _rules(args: argparse.Namespace) -> DoneRules:
     return DoneRules(budget=args.budget, kinds=tuple(args.done_kinds or ("test",)), scope=args.done_scope)
 
 
-async def _evaluate(path: Path, session: str, rules: DoneRules) -> Decision:
+async def _evaluate(path: Path, session: str, rules: DoneRules, edited: Sequence[str] = ()) -> Decision:
     from freshpass.facts.roots import find_root
     from freshpass.ledger.store import Ledger
     from freshpass.server.agents import Decision, evaluate
@@ -100,8 +102,10 @@ async def _evaluate(path: Path, session: str, rules: DoneRules) -> Decision:
     if root is None:
         return Decision("not_applicable", f"freshpass: {path} is not inside a project root; nothing to verify.")
     ledger = await Ledger.open()
+    for warning in ledger.warnings:  # e.g. a corrupt ledger was moved aside: say so once, then go on
+        print(warning, file=sys.stderr)
     try:
-        return await evaluate(ledger, root, session=session, rules=rules)
+        return await evaluate(ledger, root, session=session, rules=rules, fallback_paths=edited)
     finally:
         await ledger.close()
 
@@ -110,19 +114,53 @@ def _warn(adapter: str, text: str) -> None:
     print(f"freshpass hook {adapter}: {text}", file=sys.stderr)
 
 
-def _decide_or_allow(adapter: str, path: Path, session: str, rules: DoneRules) -> Decision | None:
+def _decide_or_allow(
+    adapter: str, path: Path, session: str, rules: DoneRules, edited: Sequence[str] = ()
+) -> Decision | None:
     """The decision, or None after one line on stderr when freshpass itself failed (the caller then allows)."""
     import asyncio
 
     from freshpass.ledger.store import LedgerError
 
     try:
-        return asyncio.run(_evaluate(path, session, rules))
+        return asyncio.run(_evaluate(path, session, rules, edited))
     except LedgerError as exc:
         _warn(adapter, f"{exc}; allowing")
     except Exception as exc:  # a hook must never wedge the agent it guards: report and allow
         _warn(adapter, f"could not check ({type(exc).__name__}: {exc}); allowing")
     return None
+
+
+def edited_in_transcript(transcript: Path) -> list[str]:
+    """Files Claude's own edit tools wrote in this session, from its JSONL transcript (absolute paths).
+
+    They count only when the root never had a qualifying pass: then git's uncommitted changes are all freshpass
+    can see, and an agent that committed its edits would otherwise look as if it changed nothing. An unreadable or
+    unfamiliar transcript gives no paths, never an error.
+    """
+    paths: dict[str, None] = {}
+    try:
+        with open(transcript, encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                if '"tool_use"' not in line:  # most lines are text; parse only tool calls
+                    continue
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                message = entry.get("message") if isinstance(entry, dict) else None
+                content = message.get("content") if isinstance(message, dict) else None
+                for block in content if isinstance(content, list) else ():
+                    if not isinstance(block, dict) or block.get("type") != "tool_use":
+                        continue
+                    if block.get("name") not in EDIT_TOOLS or not isinstance(block.get("input"), dict):
+                        continue
+                    target = block["input"].get("file_path") or block["input"].get("notebook_path")
+                    if isinstance(target, str) and target:
+                        paths.setdefault(target, None)
+    except OSError:
+        return []
+    return list(paths)
 
 
 def _claude_stop(args: argparse.Namespace) -> int:
@@ -145,7 +183,9 @@ def _claude_stop(args: argparse.Namespace) -> int:
         return EXIT_ALLOW
     session_id = payload.get("session_id")
     session = session_id if isinstance(session_id, str) and session_id else "claude-code"
-    decision = _decide_or_allow("claude-stop", Path(cwd), session, rules)
+    transcript = payload.get("transcript_path")
+    edited = edited_in_transcript(Path(transcript)) if isinstance(transcript, str) and transcript else []
+    decision = _decide_or_allow("claude-stop", Path(cwd), session, rules, edited)
     if decision is None:
         return EXIT_ALLOW
     if decision.verdict == "nudge":

@@ -101,6 +101,9 @@ class Session:
         )
         result = await self.client.initialize_session(params)
         self.initialized = True
+        # The server's first look at each root is the baseline edits are compared against: wait for it.
+        roots = {str(folder) for folder in folders}
+        await self.until(lambda: roots <= {s["root"] for s in self.status_changes}, method="freshpass/statusChanged")
         return result
 
     async def until(self, predicate: Callable[[], Any], *, method: str, timeout: float = 10.0) -> Any:
@@ -187,27 +190,34 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "freshpass", "
 SESSIONS: dict[int, Session] = {}
 
 
-@pytest_lsp.fixture(config=SERVER, params=sorted(CLIENTS))
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest) -> AsyncIterator[None]:
-    # pytest-lsp hands the test the client itself; the `lsp` fixture below wraps it in a Session.
-    session = Session(client=lsp_client, name=request.param)
-    SESSIONS[id(lsp_client)] = session
+def attach(client: LanguageClient, name: str) -> Session:
+    """A Session recording what the server sends besides diagnostics, progress and logs (pytest-lsp keeps those)."""
+    session = Session(client=client, name=name)
 
-    @lsp_client.feature("freshpass/statusChanged")
+    @client.feature("freshpass/statusChanged")
     def on_status(params: Any) -> None:
         session.status_changes.append(as_json(params))
 
-    @lsp_client.feature("freshpass/output")
+    @client.feature("freshpass/output")
     def on_output(params: Any) -> None:
         session.outputs.append(as_json(params))
 
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def on_register(params: types.RegistrationParams) -> None:
         session.registrations.extend(params.registrations)
 
-    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def on_lens_refresh(params: None) -> None:
         session.lens_refreshes += 1
+
+    return session
+
+
+@pytest_lsp.fixture(config=SERVER, params=sorted(CLIENTS))
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest) -> AsyncIterator[None]:
+    # pytest-lsp hands the test the client itself; the `lsp` fixture below wraps it in a Session.
+    session = attach(lsp_client, request.param)
+    SESSIONS[id(lsp_client)] = session
 
     yield
     SESSIONS.pop(id(lsp_client), None)

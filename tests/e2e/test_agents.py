@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
@@ -49,10 +50,25 @@ def _on_diagnostic_refresh(client: AgentClient, params: None) -> None:
     client.refreshed.set()
 
 
+def _on_code_lens_refresh(client: AgentClient, params: None) -> None:
+    """VS Code's capabilities declare code lens refresh; these agents show no lenses, so there is nothing to do."""
+
+
+def _on_registration(client: AgentClient, params: Any) -> None:
+    """Dynamic registrations (VS Code declares them for watched files) are accepted and not acted upon."""
+
+
 def make_client() -> AgentClient:
     client = AgentClient(converter_factory=default_converter)
     register_lsp_features(
-        client, {**DEFAULT_CLIENT_FEATURES, types.WORKSPACE_DIAGNOSTIC_REFRESH: _on_diagnostic_refresh}
+        client,
+        {
+            **DEFAULT_CLIENT_FEATURES,
+            types.WORKSPACE_DIAGNOSTIC_REFRESH: _on_diagnostic_refresh,
+            types.WORKSPACE_CODE_LENS_REFRESH: _on_code_lens_refresh,
+            types.CLIENT_REGISTER_CAPABILITY: _on_registration,
+            types.CLIENT_UNREGISTER_CAPABILITY: _on_registration,
+        },
     )
     return client
 
@@ -61,7 +77,7 @@ def make_client() -> AgentClient:
 async def client(lsp_client: AgentClient, request: pytest.FixtureRequest) -> AsyncIterator[None]:
     lsp_client.flavor = request.param
     yield
-    await lsp_client.shutdown_session()
+    await lsp_client.shutdown_session()  # shutdown, exit, and wait for the server process to end
 
 
 def git(repo: Path, *args: str) -> None:
@@ -229,7 +245,8 @@ async def test_prose_only_edits(client: AgentClient, repo: Path) -> None:
 
 async def test_changed_paths_from_the_agent_count(client: AgentClient, repo: Path) -> None:
     await start(client, repo, name="opencode")
-    git(repo, "commit", "-qam", "nothing uncommitted")  # an agent that committed its edit already
+    (repo / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(repo, "commit", "-qam", "the agent's edit")  # committed: git shows nothing, only the agent's list does
     response = await check_done(client, sessionId="s", changedPaths=[(repo / "src" / "calc.py").as_uri()])
     assert response["verdict"] == "nudge"
     assert response["changedPaths"] == ["src/calc.py"]
@@ -298,3 +315,41 @@ async def test_dedup_by_text_client_sees_a_changed_message_after_a_second_edit(c
     agent_writes(client, source, "def add(a, b):\n    return a + b + 0\n", version=3)
     fresh_messages = {d.message for d in freshpass_errors(await asyncio.wait_for(second, AGENT_WAIT))} - seen
     assert fresh_messages, "the second edit must change the text, or a deduplicating agent drops it"
+
+
+async def test_a_project_outside_the_workspace_folders_is_checked_directly(
+    client: AgentClient, repo: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    (other / "lib").mkdir(parents=True)
+    (other / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    (other / "lib" / "mod.py").write_text("X = 1\n")
+    git(other, "init", "-q")
+    git(other, "add", "-A")
+    git(other, "commit", "-qm", "init")
+    (other / "lib" / "mod.py").write_text("X = 2\n")
+    await start(client, repo, name="opencode")
+
+    response = await check_done(client, sessionId="s", uri=(other / "lib" / "mod.py").as_uri())
+    assert response["verdict"] == "nudge"
+    assert response["status"]["root"] == str(other)
+    assert response["changedPaths"] == ["lib/mod.py"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"sessionId": 42},
+        {"changedPaths": "src/calc.py"},
+        {"changedPaths": [1, 2]},
+    ],
+    ids=["session-not-a-string", "paths-not-a-list", "paths-not-strings"],
+)
+async def test_malformed_check_done_params_are_rejected_clearly(
+    client: AgentClient, repo: Path, params: dict[str, Any]
+) -> None:
+    await start(client, repo, name="opencode")
+    with pytest.raises(JsonRpcInvalidParams, match="freshpass/checkDone"):
+        await client.protocol.send_request_async("freshpass/checkDone", params)
+    # The server is still there for the next, well-formed request.
+    assert (await check_done(client, sessionId="s"))["verdict"] == "not_applicable"

@@ -12,11 +12,11 @@ import pytest
 from freshpass.server.agents import (
     Decision,
     DoneRules,
-    baseline_of_events,
     decide,
     done_commands,
     relative_paths,
     run_line,
+    scan_kind,
 )
 
 PYTEST = {"command": "uv run pytest", "kind": "test", "cwd": ".", "source": "pyproject.toml#tool.pytest.ini_options"}
@@ -370,24 +370,57 @@ def test_done_rules_reject_bad_values(rules: dict[str, Any], message: str) -> No
         DoneRules(**rules)
 
 
-def event(id: int, kind: str = "test", scope: str = "full", status: str = "passed", stale: bool = False):
-    return SimpleNamespace(id=id, kind=kind, scope=scope, status=status, stale_at_record=stale, content_id=f"c{id}")
+def event(id: int, kind: str = "test", scope: str = "full", status: str = "passed", stale: bool = False, content=None):
+    return SimpleNamespace(
+        id=id, kind=kind, scope=scope, status=status, stale_at_record=stale, content_id=content or f"c{id}"
+    )
+
+
+NOW = "now"  # the content id the root has at the time of the check
 
 
 @pytest.mark.parametrize(
-    ("events", "rules", "expected"),
+    ("events", "rules", "fresh", "baseline", "covering", "complete"),
     [
-        ([], DoneRules(), None),
-        ([event(5, status="failed"), event(4, scope="targeted"), event(3), event(2)], DoneRules(), 3),
-        ([event(5, stale=True), event(4, kind="lint"), event(3)], DoneRules(), 3),
-        ([event(4, kind="lint")], DoneRules(kinds=("test", "lint")), 4),
-        ([event(4, scope="targeted")], DoneRules(scope="targeted"), 4),
-        ([event(4, scope="targeted"), event(2, status="failed")], DoneRules(), None),
+        pytest.param([], DoneRules(), False, None, None, False, id="no receipts"),
+        pytest.param(
+            [event(5, status="failed"), event(4, scope="targeted"), event(3), event(2)],
+            DoneRules(), False, 3, None, True, id="baseline skips failures and targeted passes",
+        ),
+        pytest.param(
+            [event(5, stale=True), event(4, status="failed", kind="test"), event(3)],
+            DoneRules(), False, 3, None, True, id="a pass recorded already stale is no baseline",
+        ),
+        pytest.param(
+            [event(4, scope="targeted")], DoneRules(scope="targeted"), False, 4, None, True, id="targeted counts",
+        ),
+        pytest.param(
+            [event(4, scope="targeted"), event(2, status="failed")], DoneRules(), False, None, None, False,
+            id="never a qualifying pass",
+        ),
+        pytest.param(
+            [event(6, scope="targeted", content=NOW), event(5, content=NOW), event(3)],
+            DoneRules(), True, 5, 5, True, id="a full pass covers this content despite a newer targeted re-run",
+        ),
+        pytest.param(
+            [event(6, status="failed", content=NOW), event(5, content=NOW)],
+            DoneRules(), True, 5, None, True, id="a newer failure on this content uncovers it",
+        ),
+        pytest.param(
+            [event(6, content=NOW, stale=True), event(5)],
+            DoneRules(), True, 5, None, False, id="nothing fresh yet: keep reading for a covering pass",
+        ),
+        pytest.param(
+            [event(7, content=NOW, scope="targeted"), event(4), event(2, content=NOW)],
+            DoneRules(), True, 4, 2, True, id="an older pass of this content (an edit undone) covers it",
+        ),
     ],
-)
-def test_baseline_is_the_newest_qualifying_pass_fresh_when_recorded(events, rules, expected) -> None:
-    found = baseline_of_events(events, rules)
-    assert (found.id if found is not None else None) == expected
+)  # fmt: skip
+def test_scan_kind_finds_baseline_and_covering_pass(events, rules, fresh, baseline, covering, complete) -> None:
+    found = scan_kind(events, rules, NOW, ran_on_this_content=fresh)
+    assert (found.baseline.id if found.baseline else None) == baseline
+    assert (found.covering.id if found.covering else None) == covering
+    assert found.complete is complete
 
 
 def test_relative_paths_accepts_relative_absolute_and_file_uris(tmp_path: Path) -> None:
@@ -399,11 +432,14 @@ def test_relative_paths_accepts_relative_absolute_and_file_uris(tmp_path: Path) 
         str(root / "src" / "b.py"),
         (root / "src" / "c d.py").as_uri(),
         str(outside),
+        "../elsewhere.py",
+        "src/../../escape.py",
+        "./src/./d.py",
         "untitled:Untitled-1",
         "",
         42,
     ]
-    assert relative_paths(paths, root) == ["src/a.py", "src/b.py", "src/c d.py"]
+    assert relative_paths(paths, root) == ["src/a.py", "src/b.py", "src/c d.py", "src/d.py"]
 
 
 def test_decision_json_round_trip_shape() -> None:

@@ -51,10 +51,17 @@ def freshpass_run(repo: Path, *command: str) -> subprocess.CompletedProcess[str]
     return result
 
 
-def claude_stop(cwd: Path | str | None, *, session: str = "claude-1", active: bool = False, **extra: Any):
+def claude_stop(
+    cwd: Path | str | None,
+    *,
+    session: str = "claude-1",
+    active: bool = False,
+    transcript: Path | str = "/nonexistent/transcript.jsonl",
+    **extra: Any,
+):
     payload: dict[str, Any] = {
         "session_id": session,
-        "transcript_path": "/nonexistent/transcript.jsonl",
+        "transcript_path": str(transcript),
         "hook_event_name": "Stop",
         "stop_hook_active": active,
         **extra,
@@ -237,3 +244,47 @@ def test_usage_errors_are_one_line_exit_2(args: list[str], message: str) -> None
     assert result.returncode == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def transcript_with_edits(path: Path, *edited: Path) -> Path:
+    """A Claude Code session transcript (JSONL) in which the agent used its edit tools on `edited`."""
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "make add commutative"}},
+        *(
+            {
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": "Editing."},
+                        {"type": "tool_use", "id": f"toolu_{index}", "name": ("Edit", "Write", "MultiEdit")[index % 3],
+                         "input": {"file_path": str(target), "old_string": "a + b", "new_string": "b + a"}},
+                    ],
+                },
+            }
+            for index, target in enumerate(edited)
+        ),
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": "/etc/hosts"}}]}},
+    ]  # fmt: skip
+    path.write_text("\n".join(json.dumps(line) for line in lines) + '\n{"type": "tool_use", truncated\n')
+    return path
+
+
+def test_edits_the_agent_committed_are_found_in_its_transcript(repo: Path, tmp_path: Path) -> None:
+    edit(repo)
+    git(repo, "commit", "-qam", "the agent's commit")  # git shows nothing uncommitted any more
+    assert blocked_reason(claude_stop(repo)) is None
+
+    transcript = transcript_with_edits(tmp_path / "session.jsonl", repo / "src" / "calc.py", repo / "NOTES.md")
+    reason = blocked_reason(claude_stop(repo, session="other", transcript=transcript))
+    assert reason is not None
+    assert "1 file changed (src/calc.py)" in reason
+
+
+def test_transcript_edits_do_not_count_once_a_pass_exists(repo: Path, tmp_path: Path) -> None:
+    edit(repo)
+    freshpass_run(repo, "pytest")
+    transcript = transcript_with_edits(tmp_path / "session.jsonl", repo / "src" / "calc.py")
+    result = claude_stop(repo, transcript=transcript)
+    assert (result.returncode, result.stdout) == (0, "")

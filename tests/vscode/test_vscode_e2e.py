@@ -161,7 +161,7 @@ def test_statuses_follow_edits_lens_runs_targeted_runs_and_the_terminal(
     workbench.page.keyboard.press("Escape")
 
 
-def test_untrusted_workspace_shows_status_but_runs_nothing(
+def test_untrusted_workspace_shows_status_and_runs_nothing_until_trusted(
     workbench: Workbench, code_server: CodeServer, tmp_path: Path
 ) -> None:
     project = make_project(tmp_path, "untrusted", code_server.env)
@@ -185,6 +185,15 @@ def test_untrusted_workspace_shows_status_but_runs_nothing(
     # The refusal happens before the request is sent, so by now a run would already be recorded or running.
     assert len(receipts(code_server, project)) == 1
     assert not [pid for pid in marked_processes(code_server.marker) if "pytest" in " ".join(command_line(pid))]
+
+    # Trusting the folder restarts the server as trusted, and the same lens now runs.
+    workbench.run_command("Workspaces: Manage Workspace Trust")
+    workbench.page.get_by_role("button", name="Trust", exact=True).first.click()
+    expect(workbench.page.locator("#workbench\\.parts\\.statusbar", has_text="Restricted Mode")).to_have_count(0)
+    expect(status).to_have_text("✓ full", timeout=SLOW)
+    workbench.page.locator(".tabs-container .tab", has_text="calc.py").click()
+    workbench.lens("▶ Run pytest -q").click()
+    assert wait_until(lambda: len(receipts(code_server, project)) == 2, 60), code_server.extension_logs()
 
 
 def test_a_server_command_that_does_not_exist_says_how_to_fix_it(

@@ -1,0 +1,65 @@
+"""Server settings: typed, lenient, readable problems (docs/architecture.md "Settings")."""
+
+from __future__ import annotations
+
+from freshpass.server.settings import Settings, parse_settings
+from lsprotocol import types
+
+
+def test_defaults_match_the_settings_table() -> None:
+    settings = parse_settings(None).settings
+    assert settings == Settings()
+    assert settings.diagnostics_severity == "warning"
+    assert settings.diagnostics_agent_severity == "error"
+    assert settings.code_lens_enabled is True
+    assert settings.ignore == ()
+    assert settings.ignore_prose is True
+    assert settings.nudge_budget == 2
+    assert settings.done_kinds == ("test",)
+    assert settings.done_scope == "full"
+    assert settings.verify_timeout == 1800.0
+    assert settings.terminal_evidence is True
+
+
+def test_nested_objects_and_dotted_keys_are_both_read() -> None:
+    nested = parse_settings({"diagnostics": {"severity": "hint", "agentSeverity": "warning"}, "nudge": {"budget": 0}})
+    dotted = parse_settings({"diagnostics.severity": "hint", "diagnostics.agentSeverity": "warning", "nudge.budget": 0})
+    assert nested.problems == dotted.problems == []
+    assert nested.settings == dotted.settings
+    assert nested.settings.severity_for(agent=False) == types.DiagnosticSeverity.Hint
+    assert nested.settings.severity_for(agent=True) == types.DiagnosticSeverity.Warning
+    assert nested.settings.nudge_budget == 0
+
+
+def test_bad_values_are_reported_and_keep_the_previous_value() -> None:
+    base = parse_settings({"verify": {"timeout": 60}}).settings
+    result = parse_settings(
+        {"verify": {"timeout": -1}, "codeLens": {"enabled": "yes"}, "done": {"kinds": ["tests"]}, "bogus": 1}, base
+    )
+    assert result.settings.verify_timeout == 60.0
+    assert result.settings.code_lens_enabled is True
+    assert result.settings.done_kinds == ("test",)
+    assert any("freshpass.verify.timeout = -1" in p and "using 60.0" in p for p in result.problems)
+    assert any("freshpass.codeLens.enabled = 'yes'" in p and "true or false" in p for p in result.problems)
+    assert any("freshpass.done.kinds" in p for p in result.problems)
+    assert any("unknown setting freshpass.bogus" in p for p in result.problems)
+
+
+def test_client_side_keys_and_nulls_are_not_problems() -> None:
+    result = parse_settings({"server": {"command": ["freshpass", "serve"]}, "trace": {"server": "off"}, "ignore": None})
+    assert result.problems == []
+    assert result.settings == Settings()
+
+
+def test_a_non_object_is_one_problem() -> None:
+    result = parse_settings(["warning"])
+    assert result.settings == Settings()
+    assert result.problems == ["freshpass settings must be an object, got list; using defaults"]
+
+
+def test_list_settings_become_tuples() -> None:
+    result = parse_settings({"ignore": ["docs/**", "*.snap"], "done": {"kinds": ["test", "lint"], "scope": "targeted"}})
+    assert result.problems == []
+    assert result.settings.ignore == ("docs/**", "*.snap")
+    assert result.settings.done_kinds == ("test", "lint")
+    assert result.settings.done_scope == "targeted"
