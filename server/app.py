@@ -38,6 +38,7 @@ logger = logging.getLogger(__name__)
 # clientInfo.name of coding agents (lower case, compared by substring): they get `diagnostics.agentSeverity`.
 AGENT_CLIENT_NAMES = ("opencode", "crush", "claude-code", "claude code", "codex", "aider", "goose", "amp-")
 LSP_REQUEST_FAILED = -32803
+REGISTRATION_TIMEOUT = 5.0  # seconds a client may take to accept registrations before we stop waiting
 
 
 def plain(value: Any) -> Any:
@@ -78,6 +79,8 @@ class FreshpassServer(LanguageServer):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shut_down = False
         self._ready: asyncio.Event | None = None
+        self._folders_settled = asyncio.Event()
+        self._folders_settled.set()
         self.exit_code = 1  # LSP: exit without a prior shutdown request is an error exit
 
     def shutdown(self) -> None:
@@ -89,10 +92,12 @@ class FreshpassServer(LanguageServer):
             pool.shutdown(wait=False, cancel_futures=True)
 
     async def wait_ready(self) -> None:
-        """Handlers wait until `initialized` has found the roots: a didOpen racing it must not look rootless."""
+        """Handlers wait until `initialized` has found the roots, and until a workspace-folder change is applied: a
+        didOpen or a request racing them must not find its file rootless."""
         if self._ready is None:
             self._ready = asyncio.Event()
         await self._ready.wait()
+        await self._folders_settled.wait()
 
     def _set_ready(self) -> None:
         if self._ready is None:
@@ -112,6 +117,9 @@ class FreshpassServer(LanguageServer):
         # pygls would show a popup; a failing handler is a log line. A request's deliberate error (bad params, no
         # such root) already went back to the caller and is not an internal error.
         if isinstance(error, JsonRpcException) and error.code != JsonRpcInternalError.CODE:
+            return
+        if self._shut_down:  # late answers to requests cancelled by shutdown: nothing anyone can act on
+            logger.debug("after shutdown: %s", error)
             return
         self.log(types.MessageType.Error, f"freshpass: internal error ({source.__name__}): {error}")
 
@@ -161,6 +169,16 @@ class FreshpassServer(LanguageServer):
             ):
                 best = root
         return best
+
+    def locate(self, path: Path) -> tuple[RootState, Path] | None:
+        """The root holding `path` and the path as that root spells it. Roots are stored resolved (symlinks
+        followed); an editor may spell the same file through a symlinked directory, so try that too."""
+        root = self.root_for_path(path)
+        if root is None:
+            resolved = path.resolve()
+            if resolved != path:
+                root, path = self.root_for_path(resolved), resolved
+        return None if root is None else (root, path)
 
     def root_for_uri(self, uri: str) -> RootState | None:
         path = uri_to_path(uri)
@@ -222,9 +240,10 @@ class FreshpassServer(LanguageServer):
         path = uri_to_path(uri)
         if path is None:
             return None
-        root = self.root_for_path(path)
-        if root is None:
+        located = self.locate(path)
+        if located is None:
             return None
+        root, path = located
         relative = root.relative(path)
         if relative is None:
             return None
@@ -352,9 +371,9 @@ class FreshpassServer(LanguageServer):
             await self.backend.open()
             for folder in self._initial_folders():
                 await self.add_folder(folder)
+            await self._register_dynamic_capabilities()
         finally:
             self._set_ready()
-        await self._register_dynamic_capabilities()
         if not self.roots:
             self.log(types.MessageType.Info, "freshpass: no workspace folder is a project; nothing to watch")
 
@@ -386,7 +405,10 @@ class FreshpassServer(LanguageServer):
         if not registrations:
             return
         try:
-            await self.client_register_capability_async(types.RegistrationParams(registrations=registrations))
+            await asyncio.wait_for(
+                self.client_register_capability_async(types.RegistrationParams(registrations=registrations)),
+                REGISTRATION_TIMEOUT,
+            )
         except Exception as exc:
             self.log(types.MessageType.Info, f"freshpass: the client refused registrations: {exc}")
 
@@ -427,11 +449,10 @@ def _relative_paths(server: FreshpassServer, uris: Iterable[str]) -> list[tuple[
     by_root: dict[int, tuple[RootState, set[str]]] = {}
     for uri in uris:
         path = uri_to_path(uri)
-        if path is None:
+        located = None if path is None else server.locate(path)
+        if located is None:
             continue
-        root = server.root_for_path(path)
-        if root is None:
-            continue
+        root, path = located
         relative = root.relative(path)
         if relative is None:
             continue
@@ -465,6 +486,8 @@ def _register_handlers(server: FreshpassServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def on_folders(ls: FreshpassServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         await ls.wait_ready()
+        # Closed before the first suspension, so messages that arrived after this one wait for the new roots.
+        ls._folders_settled.clear()
         try:
             for folder in params.event.removed:
                 path = uri_to_path(folder.uri)
@@ -477,6 +500,8 @@ def _register_handlers(server: FreshpassServer) -> None:
         except Exception as exc:
             logger.exception("didChangeWorkspaceFolders")
             ls.log(types.MessageType.Error, f"freshpass: workspace folder change failed: {exc!r}")
+        finally:
+            ls._folders_settled.set()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_configuration(ls: FreshpassServer, params: types.DidChangeConfigurationParams) -> None:
@@ -523,6 +548,7 @@ def _register_handlers(server: FreshpassServer) -> None:
         document = ls.document(params.text_document.uri)
         if document is None:
             return
+        await ls.fan_out("on_document_saved", document)
         ls.tracker.request_refresh(document.root, {document.relative}, delay=0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -544,7 +570,7 @@ def _register_handlers(server: FreshpassServer) -> None:
         document = ls.document(params.text_document.uri)
         if document is None or not ls.settings.code_lens_enabled:
             return None
-        await _first_refresh(document.root)
+        await _settled(ls, document.root)
         return ls.collect("code_lenses", document)
 
     @server.feature(
@@ -558,7 +584,7 @@ def _register_handlers(server: FreshpassServer) -> None:
         document = ls.document(params.text_document.uri)
         if document is None:
             return None
-        await _first_refresh(document.root)
+        await _settled(ls, document.root)
         return ls.collect("code_actions", document, params) or None
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -567,7 +593,7 @@ def _register_handlers(server: FreshpassServer) -> None:
         document = ls.document(params.text_document.uri)
         if document is None:
             return None
-        await _first_refresh(document.root)
+        await _settled(ls, document.root)
         parts = [part for part in ls.collect("hover", document, params) if part]
         if not parts:
             return None
@@ -618,6 +644,13 @@ def _cancel_pending_requests(ls: FreshpassServer) -> None:
     for msg_id, future in list(protocol._request_futures.items()):
         if msg_id != current and future is not this_task and not future.done():
             future.cancel()
+
+
+async def _settled(ls: FreshpassServer, root: RootState) -> None:
+    """Lenses, actions and hovers describe the root's status: let a refresh already running finish (tens of ms)
+    instead of showing the status from before the edit that triggered it."""
+    await _first_refresh(root)
+    await ls.tracker.settle(root)
 
 
 async def _first_refresh(root: RootState) -> None:

@@ -111,6 +111,9 @@ class Backend:
         except LedgerError as exc:
             self._ledger_failed(exc)
             return unavailable_status(root, facts)
+        except ContentError as exc:  # only without a snapshot of our own: root_status then reads the tree itself
+            self.say_once(types.MessageType.Warning, f"freshpass: cannot tell what {root} contains: {exc}")
+            return unavailable_status(root, facts)
 
     async def record(self, draft: EvidenceDraft, manifest: Mapping[str, str] | None) -> Any:
         """Record a receipt; None (and one log line) when the ledger refuses."""
@@ -153,11 +156,15 @@ class Backend:
             self.say_once(types.MessageType.Error, f"freshpass: cannot read the facts of {root}: {exc}")
             return ProjectFacts(root=str(root))
 
-    async def snapshot(self, root: Path, ignore: list[str], ignore_prose: bool) -> ContentSnapshot | None:
+    async def snapshot(
+        self, root: Path, ignore: list[str], ignore_prose: bool, *, quiet: bool = False
+    ) -> ContentSnapshot | None:
+        """The content of `root` now; None when it cannot be read (said once, unless `quiet`: the caller retries)."""
         try:
             return await asyncio.to_thread(snapshot, root, ignore, ignore_prose)
         except ContentError as exc:
-            self.say_once(types.MessageType.Warning, f"freshpass: cannot tell what {root} contains: {exc}")
+            if not quiet:
+                self.say_once(types.MessageType.Warning, f"freshpass: cannot tell what {root} contains: {exc}")
             return None
 
     async def changed_between(self, root: Path, old: ContentSnapshot, new: ContentSnapshot) -> list[str]:

@@ -15,9 +15,12 @@ when a file's diagnostic actually changes: a save that changes nothing sends not
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from freshpass.server import present
+from freshpass.server.fastpath import BlobLookup, git_blob_id, tree_of
 from freshpass.server.feature import Feature
 from freshpass.server.state import DocumentRef, Refresh, RootState
 from lsprotocol import types
@@ -35,6 +38,8 @@ class DiagnosticsFeature(Feature):
         super().__init__(server)
         self.pull = False
         self.current: dict[str, types.Diagnostic] = {}  # uri -> its one diagnostic
+        self._lookups: dict[str, BlobLookup] = {}  # git toplevel -> its cat-file process
+        self._evidence_content: dict[int, str | None] = {}  # receipt id -> content id it ran against
 
     async def on_initialize(self, params: types.InitializeParams) -> None:
         self.pull = bool(self.server.capability("workspace.diagnostics.refresh_support"))
@@ -128,7 +133,9 @@ class DiagnosticsFeature(Feature):
         await self._tell_pull_clients(changed)
 
     async def on_root_refreshed(self, root: RootState, refresh: Refresh) -> None:
-        if refresh.content_changed or refresh.status_changed:
+        # Newly reported paths matter even when the content id did not move: an earlier snapshot may already have
+        # included their change before their events arrived.
+        if refresh.content_changed or refresh.status_changed or refresh.touched:
             await self.update_root(root)
 
     async def on_document_changed(self, document: DocumentRef) -> None:
@@ -144,6 +151,58 @@ class DiagnosticsFeature(Feature):
             if self.server.root_for_uri(uri) is None:
                 changed |= self._set(uri, None)
         await self._tell_pull_clients(changed)
+
+    # ---- the fast answer to a save (server/fastpath.py) ------------------------------------------------------------
+
+    async def _reference_content_id(self, root: RootState) -> str | None:
+        """The content stale-ness is measured against: the receipt's, or the server's first look without one."""
+        if not root.has_evidence:
+            return root.baseline.content_id if root.baseline is not None else None
+        if root.state in ("passed", "failed") and root.snapshot is not None:
+            return root.snapshot.content_id  # fresh: the receipt ran against exactly the current content
+        receipt_id = root.status["evidence"].get("id")
+        if not isinstance(receipt_id, int):
+            return None
+        if receipt_id not in self._evidence_content:
+            ledger = self.server.backend.ledger
+            receipt = await ledger.get(receipt_id) if ledger is not None else None
+            self._evidence_content[receipt_id] = receipt.content_id if receipt is not None else None
+        return self._evidence_content[receipt_id]
+
+    async def on_document_saved(self, document: DocumentRef) -> None:
+        root = document.root
+        snap = root.snapshot
+        if snap is None or not snap.is_git or not snap.git_toplevel or (root.path / ".gitattributes").exists():
+            return
+        current_tree = tree_of(snap.content_id)
+        reference_tree = tree_of(await self._reference_content_id(root))
+        if current_tree is None or reference_tree is None:
+            return
+        try:
+            blob = git_blob_id(document.path.read_bytes())
+        except OSError:
+            return
+        lookup = self._lookups.get(snap.git_toplevel)
+        if lookup is None:
+            lookup = self._lookups[snap.git_toplevel] = BlobLookup(Path(snap.git_toplevel))
+        current = await lookup.blob(current_tree, document.relative)
+        if current is None or current == blob:
+            return  # unknown to the last snapshot (new, ignored) or unchanged: the refresh decides
+        reference = current if reference_tree == current_tree else await lookup.blob(reference_tree, document.relative)
+        stale = root.stale_paths()
+        if reference == blob:
+            stale.discard(document.relative)
+        else:
+            stale.add(document.relative)
+        root.touched.add(document.relative)
+        root.change_count += 1
+        root.answered_early += 1
+        root.latest_change = time.time()
+        await self._tell_pull_clients(self._set(document.uri, self.diagnostic_for(document, stale)))
+
+    async def on_shutdown(self) -> None:
+        for lookup in self._lookups.values():
+            await lookup.close()
 
     async def pull_diagnostics(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
         """Answered from memory: the refresh that computed it already ran (or will ask the client to pull again)."""

@@ -61,6 +61,9 @@ class Feature:
     async def on_root_refreshed(self, root: RootState, refresh: Refresh) -> None:
         """The root's content and status were recomputed (`refresh` says what changed)."""
 
+    async def on_document_saved(self, document: DocumentRef) -> None:
+        """didSave, before the root's refresh is requested: a chance to answer from memory first."""
+
     async def on_document_changed(self, document: DocumentRef) -> None:
         """Opened, edited or closed: its unsaved state may have changed without the root's content changing."""
 

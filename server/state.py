@@ -69,6 +69,8 @@ class RootState:
     touched: set[str] = field(default_factory=set)  # paths the client or the watcher reported edited
     latest_change: float | None = None  # wall-clock time the content id last changed
     change_count: int = 0  # content changes seen since the server started
+    answered_early: int = 0  # content changes already counted by a fast answer (server/fastpath.py)
+    snapshot_failures: int = 0  # consecutive failed snapshots (retried before anyone hears about it)
     disk_stat: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last look
     # refresh scheduling (server/tracking.py)
     pending: set[str] = field(default_factory=set)

@@ -25,8 +25,15 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-DEBOUNCE = 0.12  # seconds of quiet that end a burst
-MAX_WAIT = 0.5  # a long burst still refreshes this often
+DEBOUNCE = 0.15  # seconds of quiet that end a burst
+MAX_WAIT = 2.0  # a burst that never pauses still refreshes this often
+# Many paths at once (a checkout, a rebase, a formatter over the tree): such tools pause briefly between phases, so
+# wait for a longer quiet before publishing, or each file would be published once per phase.
+BURST_PATHS = 100
+BURST_DEBOUNCE = 0.4
+# A snapshot taken while git rewrites the tree can fail ("unable to stat"): retry before saying anything.
+SNAPSHOT_RETRY_DELAY = 0.3
+SNAPSHOT_RETRIES = 3
 
 
 def disk_stat(path: Path) -> tuple[int, int] | None:
@@ -54,6 +61,8 @@ class Tracker:
             root.pending_facts = True
         loop = asyncio.get_running_loop()
         now = loop.time()
+        if delay > 0 and len(root.pending) >= BURST_PATHS:
+            delay = max(delay, BURST_DEBOUNCE)
         if delay <= 0:
             self._cancel_timer(root)
             self._start(root)
@@ -62,7 +71,7 @@ class Tracker:
             root.first_pending_at = now
         due = min(now + delay, root.first_pending_at + MAX_WAIT)
         if root.timer is not None:
-            if root.timer.when() <= due:
+            if abs(root.timer.when() - due) < 0.01:
                 return
             root.timer.cancel()
         root.timer = loop.call_at(due, self._start, root)
@@ -119,15 +128,25 @@ class Tracker:
         content_changed = False
         if resnapshot or root.snapshot is None:
             ignore = [*server.settings.ignore, *root.facts.ignore]
-            snap = await backend.snapshot(root.path, ignore, server.settings.ignore_prose)
+            last_try = root.snapshot_failures >= SNAPSHOT_RETRIES
+            snap = await backend.snapshot(root.path, ignore, server.settings.ignore_prose, quiet=not last_try)
+            if snap is None and not last_try:
+                root.snapshot_failures += 1
+                root.pending |= touched
+                self.request_refresh(root, delay=SNAPSHOT_RETRY_DELAY)
+                return Refresh(content_changed=False, status_changed=False, touched=frozenset())
+            root.snapshot_failures = 0
             if snap is not None:
                 previous = root.snapshot
                 content_changed = previous is None or previous.content_id != snap.content_id
                 if root.baseline is None:
                     root.baseline = snap
                 if previous is not None and content_changed:
-                    root.latest_change = time.time()
-                    root.change_count += 1
+                    if root.answered_early:  # a fast answer already counted this change
+                        root.answered_early = 0
+                    else:
+                        root.latest_change = time.time()
+                        root.change_count += 1
                 root.snapshot = snap
         for path in touched:
             stat = disk_stat(root.path / path)
@@ -135,9 +154,9 @@ class Tracker:
                 root.disk_stat.pop(path, None)
             else:
                 root.disk_stat[path] = stat
-        # Only real edits count as touched: a save that changed nothing must not grow the set of diagnosed files.
-        if content_changed:
-            root.touched |= touched
+        # Every reported path is a candidate; only those whose content differs from the receipt get a diagnostic,
+        # so a save that changed nothing shows nothing.
+        root.touched |= touched
         status = await backend.status(root.path, root.facts, root.snapshot)
         if content_changed and not status.get("evidence") and root.baseline is not None and root.snapshot is not None:
             root.session_changed = await backend.changed_between(root.path, root.baseline, root.snapshot)

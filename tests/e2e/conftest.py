@@ -91,9 +91,16 @@ class Session:
     def capabilities(self) -> types.ClientCapabilities:
         return client_capabilities(CLIENTS[self.name])
 
-    async def initialize(self, *folders: Path, options: dict[str, Any] | None = None) -> types.InitializeResult:
+    async def initialize(
+        self, *folders: Path, options: dict[str, Any] | None = None, pull_diagnostics: bool = False
+    ) -> types.InitializeResult:
+        capabilities = self.capabilities
+        if pull_diagnostics:  # what newer clients declare: pull, and re-pull when told to
+            assert capabilities.workspace is not None and capabilities.text_document is not None
+            capabilities.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+            capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities(dynamic_registration=False)
         params = types.InitializeParams(
-            capabilities=self.capabilities,
+            capabilities=capabilities,
             client_info=types.ClientInfo(name=CLIENT_NAMES[self.name], version="test"),
             root_uri=folders[0].as_uri() if folders else None,
             workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders],
@@ -113,10 +120,9 @@ class Session:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise AssertionError(f"condition not met within {timeout} s (waiting on {method})")
-            try:
-                await asyncio.wait_for(self.client.wait_for_notification(method), remaining)
-            except asyncio.TimeoutError:
-                continue
+            # asyncio.wait, not wait_for: a timed-out wait must not cancel pytest-lsp's pending future, or the next
+            # notification of that method would fail on it inside the client.
+            await asyncio.wait({asyncio.ensure_future(self.client.wait_for_notification(method))}, timeout=remaining)
         return value
 
     def diagnostics(self, path: Path) -> list[types.Diagnostic]:

@@ -61,6 +61,30 @@ async def test_save_with_changes_publishes_a_stale_diagnostic_and_unverified_len
     assert titles[1] == f"▶ Run {TEST_COMMAND}"
 
 
+async def test_pull_diagnostics_only_for_clients_that_can_be_told_to_refresh(lsp: Session, project: Path) -> None:
+    result = await lsp.initialize(project, pull_diagnostics=True)
+    assert result.capabilities.diagnostic_provider is not None
+    app = project / "src" / "app.py"
+    lsp.open(app)
+    refreshes = lsp.client.diagnostic_refresh_count
+
+    await save_edit(lsp, app, "def answer():\n    return 5\n", version=2)
+    await lsp.status(project)  # answered once the save's refresh (and its workspace/diagnostic/refresh) is done
+    assert lsp.client.diagnostic_refresh_count > refreshes
+
+    report = await lsp.client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=app.as_uri()))
+    )
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert len(report.items) == 1 and report.items[0].source == "freshpass"
+    assert app.as_uri() not in lsp.client.diagnostics  # pulled, never also pushed
+
+
+async def test_push_only_clients_get_no_diagnostic_provider(lsp: Session, project: Path) -> None:
+    result = await lsp.initialize(project)
+    assert result.capabilities.diagnostic_provider is None
+
+
 async def test_save_without_changes_changes_nothing(lsp: Session, project: Path) -> None:
     await lsp.initialize(project)
     app = project / "src" / "app.py"
@@ -358,6 +382,29 @@ async def test_corrupt_ledger_does_not_crash_the_server(corrupt_ledger: Path, tm
     assert any(p.read_bytes().startswith(b"this is not a database") for p in moved_aside if p.is_file())
 
 
+@pytest.fixture
+def unusable_ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the ledger's directory should be\n")
+    monkeypatch.setenv("FRESHPASS_LEDGER", str(blocker / "ledger.db"))
+    return blocker
+
+
+async def test_unusable_ledger_degrades_with_one_message(unusable_ledger: Path, lsp: Session, project: Path) -> None:
+    await lsp.initialize(project)
+    app = project / "src" / "app.py"
+    lsp.open(app)
+    await save_edit(lsp, app, "def answer():\n    return 3\n", version=2)
+    await lsp.until_diagnostics(app, lambda found: len(found) == 1)  # edits are still tracked
+
+    assert (await lsp.status(project))["status"] == "unverified"
+    result = await verify(lsp)
+    assert result["evidence"] is None and result["recorded"] is False
+    about_ledger = [m.message for m in lsp.client.log_messages if "the ledger" in m.message]
+    assert len(about_ledger) == 1, about_ledger
+    assert "receipts are unavailable" in about_ledger[0] and "FRESHPASS_LEDGER" in about_ledger[0]
+
+
 async def test_settings_from_initialization_options_and_bad_values(lsp: Session, project: Path) -> None:
     await lsp.initialize(project, options={"diagnostics": {"severity": "information"}, "codeLens": {"enabled": "yes"}})
     app = project / "src" / "app.py"
@@ -370,10 +417,23 @@ async def test_settings_from_initialization_options_and_bad_values(lsp: Session,
     assert await lsp.lenses(app)  # the bad value fell back to the default (enabled)
 
 
+async def test_did_change_configuration_rereads_workspace_configuration(lsp: Session, project: Path) -> None:
+    await lsp.initialize(project)
+    app = project / "src" / "app.py"
+    lsp.open(app)
+    await save_edit(lsp, app, "def answer():\n    return 2\n", version=2)
+    await lsp.until_diagnostics(app, lambda found: len(found) == 1)
+    assert only_diagnostic(lsp, app).severity == types.DiagnosticSeverity.Warning
+
+    lsp.client.set_configuration({"diagnostics": {"severity": "error"}}, section="freshpass")
+    lsp.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+
+    await lsp.until_diagnostics(app, lambda found: found and found[0].severity == types.DiagnosticSeverity.Error)
+
+
 async def test_watched_files_registered_only_for_clients_that_support_it(lsp: Session, project: Path) -> None:
     await lsp.initialize(project)
-    await lsp.status(project)
-    await lsp.until(lambda: lsp.name == "neovim" or lsp.registrations, method="window/logMessage", timeout=5)
+    await lsp.status(project)  # requests are answered once startup, registrations included, is done
     methods = {registration.method for registration in lsp.registrations}
     if lsp.name == "vscode":
         assert types.WORKSPACE_DID_CHANGE_WATCHED_FILES in methods
