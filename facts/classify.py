@@ -54,6 +54,8 @@ Status = Literal["passed", "failed"]
 _SCRIPT_RUNNERS = ("npm", "pnpm", "yarn", "bun", "composer", "pdm", "hatch", "rye", "pixi")
 NO_TESTS_RAN = "no tests ran"
 ABORTED = "aborted"
+# The shell's own exit codes: the command never ran, so the receipt should say why rather than just "failed".
+SHELL_REASONS = {126: "command not executable (exit 126)", 127: "command not found (exit 127)"}
 _MAX_NESTING = 8  # subshells and `bash -c` scripts inside each other
 
 
@@ -539,7 +541,7 @@ def _status(exit_code: int, output: str | None, reporting: list[_Found]) -> tupl
             return "failed", NO_TESTS_RAN
         if output and ran_no_tests(output):
             return "failed", NO_TESTS_RAN
-    return ("passed", None) if exit_code == 0 else ("failed", None)
+    return ("passed", None) if exit_code == 0 else ("failed", SHELL_REASONS.get(exit_code))
 
 
 def _relative_cwd(cwd: Path | None, root: Path | None) -> str | None:

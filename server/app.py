@@ -70,6 +70,7 @@ class FreshpassServer(LanguageServer):
         self.settings = Settings()
         self.session_id = ""
         self.is_agent = False
+        self.trusted = True
         self.client_name = ""
         self.backend = Backend(self.log)
         self.tracker = Tracker(self)
@@ -357,8 +358,11 @@ class FreshpassServer(LanguageServer):
         self.session_id = (
             session if isinstance(session, str) and session else f"lsp:{client or 'client'}:{uuid.uuid4().hex[:8]}"
         )
+        # Editors that know about workspace trust (VS Code's Restricted Mode) say `trusted: false`: then nothing
+        # is ever executed, whatever a lens or an agent asks; status and receipts still work.
+        self.trusted = options.get("trusted") is not False
         self.apply_settings(
-            {k: v for k, v in options.items() if k not in ("sessionId", "agent")}, "initializationOptions"
+            {k: v for k, v in options.items() if k not in ("sessionId", "agent", "trusted")}, "initializationOptions"
         )
         self.watcher = Watcher(self.on_watcher_change, lambda message: self.log(types.MessageType.Warning, message))
         await self.fan_out("on_initialize", params)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from freshpass.server import present
+from freshpass.server.agents import run_line
 from freshpass.server.fastpath import BlobLookup, git_blob_id, tree_of
 from freshpass.server.feature import Feature
 from freshpass.server.state import DocumentRef, Refresh, RootState
@@ -63,10 +64,14 @@ class DiagnosticsFeature(Feature):
         if not disk_stale and not document.unsaved:
             return None
         command = root.primary_command()
+        to_run = command.command if command else None
+        if command is not None and self.server.is_agent:
+            # An agent's bare `pytest` leaves no receipt; through `freshpass run` it does, and checkDone sees it.
+            to_run = run_line(command.command, command.cwd)
         message = present.stale_message(
             document.relative,
             root.status,
-            command=command.command if command else None,
+            command=to_run,
             changed_count=len(stale),
             latest_change=root.latest_change,
             change_number=root.change_count,
@@ -198,6 +203,7 @@ class DiagnosticsFeature(Feature):
         root.change_count += 1
         root.answered_early += 1
         root.latest_change = time.time()
+        root.early_stale = stale
         await self._tell_pull_clients(self._set(document.uri, self.diagnostic_for(document, stale)))
 
     async def on_shutdown(self) -> None:

@@ -2,7 +2,7 @@
 
 Lenses: the status (`✓ full · …`, `◐ targeted · …`, `✗ failed · …`, `⚠ unverified · …`) and `▶ Run <command>`; both
 route a click to the server's own `freshpass.*` commands so Neovim and VS Code behave alike. Clients that support
-`workspace/codeLens/refresh` are asked to re-fetch whenever a root's status changes.
+`workspace/codeLens/refresh` are asked to re-fetch whenever a root's status or content changes.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ class LensFeature(Feature):
         return lenses
 
     async def on_root_refreshed(self, root: RootState, refresh: Refresh) -> None:
-        if refresh.status_changed and self.server.settings.code_lens_enabled:
+        # The status lens also counts the files changed, which moves with content even when the status does not.
+        if (refresh.status_changed or refresh.content_changed) and self.server.settings.code_lens_enabled:
             await self.server.refresh_code_lenses()
 
     async def on_settings_changed(self) -> None:

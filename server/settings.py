@@ -111,7 +111,7 @@ SPECS: dict[str, _Spec] = {
     "terminalEvidence": _Spec("terminal_evidence", _bool),
 }
 # Keys that belong to the client (`server.command`) or to initializationOptions itself: known, not settings.
-CLIENT_SIDE_KEYS = {"server.command", "server", "trace.server", "trace", "sessionId", "agent"}
+CLIENT_SIDE_KEYS = {"server.command", "server", "trace.server", "trace", "sessionId", "agent", "trusted"}
 
 
 @dataclass

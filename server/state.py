@@ -70,6 +70,9 @@ class RootState:
     latest_change: float | None = None  # wall-clock time the content id last changed
     change_count: int = 0  # content changes seen since the server started
     answered_early: int = 0  # content changes already counted by a fast answer (server/fastpath.py)
+    # What a fast answer decided is stale, until the authoritative refresh replaces it: lenses and hovers must say
+    # the same as the diagnostic that was just published.
+    early_stale: set[str] | None = None
     snapshot_failures: int = 0  # consecutive failed snapshots (retried before anyone hears about it)
     disk_stat: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last look
     # refresh scheduling (server/tracking.py)
@@ -102,6 +105,8 @@ class RootState:
 
     def stale_paths(self) -> set[str]:
         """Files whose current content no receipt covers."""
+        if self.early_stale is not None:
+            return set(self.early_stale)
         if self.state == "stale":
             return set(self.status.get("changed_paths") or ())
         if self.state == "unverified" and not self.has_evidence:

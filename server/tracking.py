@@ -161,6 +161,7 @@ class Tracker:
         if content_changed and not status.get("evidence") and root.baseline is not None and root.snapshot is not None:
             root.session_changed = await backend.changed_between(root.path, root.baseline, root.snapshot)
         status_changed = root.set_status(status)
+        root.early_stale = None
         refresh = Refresh(content_changed=content_changed, status_changed=status_changed, touched=touched)
         root.refreshed.set()
         await server.fan_out("on_root_refreshed", root, refresh)

@@ -187,6 +187,10 @@ class VerifyFeature(Feature):
     async def verify(self, *arguments: Any) -> dict[str, Any]:
         args = first_argument(arguments)
         root = self._root(args)
+        if not self.server.trusted:
+            raise request_failed(
+                f"{root.path} is not a trusted workspace: freshpass runs nothing there (trust it to verify)"
+            )
         if not root.refreshed.is_set():
             await root.refreshed.wait()
         plan = self.plan(root, args)

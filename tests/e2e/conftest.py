@@ -85,6 +85,8 @@ class Session:
     outputs: list[dict[str, Any]] = field(default_factory=list)
     registrations: list[types.Registration] = field(default_factory=list)
     lens_refreshes: int = 0
+    lens_refreshed: asyncio.Event = field(default_factory=asyncio.Event)
+    diagnostics_refreshed: asyncio.Event = field(default_factory=asyncio.Event)
     initialized: bool = False
 
     @property
@@ -212,9 +214,20 @@ def attach(client: LanguageClient, name: str) -> Session:
     def on_register(params: types.RegistrationParams) -> None:
         session.registrations.extend(params.registrations)
 
+    # pytest-lsp already handles workspace/diagnostic/refresh (it counts them): wrap its handler to be told too.
+    features = client.protocol.fm.features
+    count_refresh = features[types.WORKSPACE_DIAGNOSTIC_REFRESH]
+
+    def on_diagnostic_refresh(params: None) -> Any:
+        session.diagnostics_refreshed.set()
+        return count_refresh(params)
+
+    features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = on_diagnostic_refresh
+
     @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def on_lens_refresh(params: None) -> None:
         session.lens_refreshes += 1
+        session.lens_refreshed.set()
 
     return session
 

@@ -284,7 +284,7 @@ async def test_opencode_like_client_pulls_and_sees_the_nudge_as_an_error(client:
 
     errors = await asyncio.wait_for(pull_until_error(), AGENT_WAIT)
     assert len(errors) == 1
-    assert "pytest" in errors[0].message
+    assert "`freshpass run -- pytest`" in errors[0].message  # a bare `pytest` would leave no receipt
     assert errors[0].range.start.line == 0
 
 
@@ -295,7 +295,7 @@ async def test_crush_like_push_client_gets_a_publish_within_a_second(client: Age
     publish = asyncio.ensure_future(next_publish(client, uri, lambda found: bool(freshpass_errors(found))))
     agent_writes(client, source, "def add(a, b):\n    return b + a\n", version=2)
     diagnostics = await asyncio.wait_for(publish, PUSH_WAIT)
-    assert "pytest" in freshpass_errors(diagnostics)[0].message
+    assert "`freshpass run -- pytest`" in freshpass_errors(diagnostics)[0].message
 
 
 async def test_dedup_by_text_client_sees_a_changed_message_after_a_second_edit(client: AgentClient, repo: Path) -> None:

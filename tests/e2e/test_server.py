@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from tests.e2e.conftest import PYPROJECT, Session, as_json, make_project
 
@@ -34,6 +35,11 @@ async def verify(lsp: Session, **arguments: object) -> dict:
     return as_json(await lsp.execute("freshpass.verify", arguments))
 
 
+def saved_and_stale(found: list[types.Diagnostic]) -> bool:
+    """The diagnostic of a saved edit — not the "unsaved changes" one its didChange may publish first."""
+    return len(found) == 1 and found[0].code == "stale"
+
+
 def only_diagnostic(lsp: Session, path: Path) -> types.Diagnostic:
     diagnostics = lsp.diagnostics(path)
     assert len(diagnostics) == 1, diagnostics
@@ -47,7 +53,7 @@ async def test_save_with_changes_publishes_a_stale_diagnostic_and_unverified_len
     assert (await lsp.lenses(app))[0] == "⚠ unverified · no receipt yet"
 
     await save_edit(lsp, app, "def answer():\n    return 43\n", version=2)
-    await lsp.until_diagnostics(app, lambda found: len(found) == 1)
+    await lsp.until_diagnostics(app, saved_and_stale)
     diagnostic = only_diagnostic(lsp, app)
     assert diagnostic.source == "freshpass"
     assert diagnostic.range.start == types.Position(line=0, character=0)
@@ -66,17 +72,23 @@ async def test_pull_diagnostics_only_for_clients_that_can_be_told_to_refresh(lsp
     assert result.capabilities.diagnostic_provider is not None
     app = project / "src" / "app.py"
     lsp.open(app)
-    refreshes = lsp.client.diagnostic_refresh_count
 
+    async def pulled() -> list[types.Diagnostic]:
+        report = await lsp.client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=app.as_uri()))
+        )
+        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+        return list(report.items)
+
+    # Each workspace/diagnostic/refresh is the server saying "pull again"; pull until the saved edit shows.
+    lsp.diagnostics_refreshed.clear()
     await save_edit(lsp, app, "def answer():\n    return 5\n", version=2)
-    await lsp.status(project)  # answered once the save's refresh (and its workspace/diagnostic/refresh) is done
-    assert lsp.client.diagnostic_refresh_count > refreshes
-
-    report = await lsp.client.text_document_diagnostic_async(
-        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=app.as_uri()))
-    )
-    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
-    assert len(report.items) == 1 and report.items[0].source == "freshpass"
+    deadline = asyncio.get_running_loop().time() + 10
+    while not saved_and_stale(items := await pulled()):
+        await asyncio.wait_for(lsp.diagnostics_refreshed.wait(), timeout=deadline - asyncio.get_running_loop().time())
+        lsp.diagnostics_refreshed.clear()
+    assert lsp.client.diagnostic_refresh_count > 0
+    assert items[0].source == "freshpass"
     assert app.as_uri() not in lsp.client.diagnostics  # pulled, never also pushed
 
 
@@ -109,7 +121,7 @@ async def test_verify_reports_progress_streams_output_records_and_clears(lsp: Se
     app = project / "src" / "app.py"
     lsp.open(app)
     await save_edit(lsp, app, "def answer():\n    return 42  # same answer\n", version=2)
-    await lsp.until_diagnostics(app, lambda found: len(found) == 1)
+    await lsp.until_diagnostics(app, saved_and_stale)
 
     result = await verify(lsp, root=str(project))
 
@@ -144,7 +156,7 @@ async def test_edit_after_a_pass_says_since_which_receipt_and_undo_makes_it_fres
     await verify(lsp)
 
     await save_edit(lsp, app, "def answer():\n    return 41 + 1\n", version=2)
-    await lsp.until_diagnostics(app, lambda found: len(found) == 1)
+    await lsp.until_diagnostics(app, saved_and_stale)
     message = only_diagnostic(lsp, app).message
     assert f"changed since `{TEST_COMMAND}` passed (full)" in message
     assert "1 file changed since" in message
@@ -255,7 +267,7 @@ async def test_evidence_from_a_separate_freshpass_run_updates_status_and_clears(
     app = project / "src" / "app.py"
     lsp.open(app)
     await save_edit(lsp, app, "def answer():\n    return 6 * 7\n", version=2)
-    await lsp.until_diagnostics(app, lambda found: len(found) == 1)
+    await lsp.until_diagnostics(app, saved_and_stale)
 
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -395,7 +407,7 @@ async def test_unusable_ledger_degrades_with_one_message(unusable_ledger: Path, 
     app = project / "src" / "app.py"
     lsp.open(app)
     await save_edit(lsp, app, "def answer():\n    return 3\n", version=2)
-    await lsp.until_diagnostics(app, lambda found: len(found) == 1)  # edits are still tracked
+    await lsp.until_diagnostics(app, saved_and_stale)  # edits are still tracked
 
     assert (await lsp.status(project))["status"] == "unverified"
     result = await verify(lsp)
@@ -410,7 +422,7 @@ async def test_settings_from_initialization_options_and_bad_values(lsp: Session,
     app = project / "src" / "app.py"
     lsp.open(app)
     await save_edit(lsp, app, "def answer():\n    return 1\n", version=2)
-    await lsp.until_diagnostics(app, lambda found: len(found) == 1)
+    await lsp.until_diagnostics(app, saved_and_stale)
     assert only_diagnostic(lsp, app).severity == types.DiagnosticSeverity.Information
     warnings = [m.message for m in lsp.client.log_messages if m.type == types.MessageType.Warning]
     assert any("freshpass.codeLens.enabled = 'yes'" in message for message in warnings)
@@ -422,7 +434,7 @@ async def test_did_change_configuration_rereads_workspace_configuration(lsp: Ses
     app = project / "src" / "app.py"
     lsp.open(app)
     await save_edit(lsp, app, "def answer():\n    return 2\n", version=2)
-    await lsp.until_diagnostics(app, lambda found: len(found) == 1)
+    await lsp.until_diagnostics(app, saved_and_stale)
     assert only_diagnostic(lsp, app).severity == types.DiagnosticSeverity.Warning
 
     lsp.client.set_configuration({"diagnostics": {"severity": "error"}}, section="freshpass")
@@ -463,3 +475,34 @@ class _Started:
 
 def started_session(name: str) -> _Started:
     return _Started(name)
+
+
+async def test_untrusted_workspace_runs_nothing_but_still_reports_status(lsp: Session, project: Path) -> None:
+    await lsp.initialize(project, options={"trusted": False})
+    marker = project / "ran"
+    # A verify of an explicit command that would leave a trace if it ran at all.
+    with pytest.raises(JsonRpcException, match="not a trusted workspace"):
+        await lsp.execute("freshpass.verify", {"root": str(project), "command": f"touch {marker}"})
+    assert not marker.exists()
+    assert (await lsp.status(project))["status"] == "unverified"
+    warnings = [m.message for m in lsp.client.log_messages if m.type == types.MessageType.Warning]
+    assert not any("trusted" in message for message in warnings), warnings  # not mistaken for a setting
+
+
+async def test_lens_refresh_follows_content_even_when_the_status_does_not_change(lsp: Session, project: Path) -> None:
+    await lsp.initialize(project)
+    app, other = project / "src" / "app.py", project / "src" / "other.py"
+    lsp.open(app)
+    await save_edit(lsp, app, "def answer():\n    return 43\n", version=2)
+    await lsp.until_diagnostics(app, saved_and_stale)
+    assert (await lsp.lenses(app))[0].startswith("⚠ unverified · 1 file changed")
+
+    # Still unverified with no receipt: the status JSON is the same, but the lens's count of changed files is not,
+    # so clients that can be told to re-fetch lenses are told.
+    lsp.lens_refreshed.clear()
+    edit(other, "X = 1\n")
+    await lsp.until_diagnostics(other, lambda found: len(found) == 1)
+    capability = lsp.capabilities.workspace.code_lens if lsp.capabilities.workspace else None
+    if capability and capability.refresh_support:
+        await asyncio.wait_for(lsp.lens_refreshed.wait(), timeout=10)
+    assert (await lsp.lenses(app))[0].startswith("⚠ unverified · 2 files changed")

@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -29,7 +30,11 @@ CODE_SERVER = CODE_SERVER_PREFIX / "node_modules" / ".bin" / "code-server"
 CODE_SERVER_STAMP = CODE_SERVER_PREFIX / f".installed-{CODE_SERVER_VERSION}"
 VSIX = REPO / "editor-clients" / "vscode" / "dist" / "freshpass.vsix"
 FRESHPASS = REPO / ".venv" / "bin" / "freshpass"
-SCREENSHOTS = REPO / "docs" / "screenshots"
+# Every run takes the screenshots; they land in the docs only when asked (`FRESHPASS_SCREENSHOTS_DIR=docs/screenshots`),
+# so a test run never dirties the tree. Elsewhere they go to a scratch dir, where a failing run can be looked at.
+SCREENSHOTS = Path(
+    os.environ.get("FRESHPASS_SCREENSHOTS_DIR") or Path(tempfile.gettempdir()) / "freshpass-vscode-screenshots"
+).resolve()
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
