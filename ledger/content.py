@@ -50,31 +50,38 @@ PROSE_BASENAMES = (
 )
 PROSE_KEPT = ("requirements*.txt", "constraints*.txt", "CMakeLists.txt")
 
-# Never hashed in non-git roots: dependency caches and build output, not the project's content.
+# Dependency caches, tool caches and build output: not the project's content. Never hashed in non-git roots, and
+# never watched by the language server (server/watcher.py), so the two always agree on what counts.
 HEAVY_DIRS = frozenset(
     {
+        ".cache",
+        ".direnv",
+        ".eggs",
         ".git",
+        ".gradle",
         ".hg",
-        ".svn",
-        "node_modules",
-        ".venv",
-        "venv",
-        "__pycache__",
-        ".tox",
-        ".nox",
+        ".hypothesis",
+        ".idea",
         ".mypy_cache",
+        ".next",
+        ".nox",
+        ".nuxt",
+        ".parcel-cache",
         ".pytest_cache",
         ".ruff_cache",
-        "target",
-        "dist",
+        ".svn",
+        ".tox",
+        ".turbo",
+        ".venv",
+        "__pycache__",
         "build",
-        ".next",
-        ".cache",
-        ".gradle",
-        ".idea",
-        ".direnv",
         "coverage",
+        "dist",
         "htmlcov",
+        "node_modules",
+        "out",
+        "target",
+        "venv",
     }
 )
 

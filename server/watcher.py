@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pathspec
+from freshpass.ledger.content import HEAVY_DIRS
 from watchdog.events import (
     DirCreatedEvent,
     DirDeletedEvent,
@@ -40,38 +41,9 @@ from watchdog.observers.polling import PollingObserver
 
 logger = logging.getLogger(__name__)
 
-# Names of directories that never hold content a verify command checks, wherever they appear.
-EXCLUDED_DIR_NAMES = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        ".venv",
-        "venv",
-        ".tox",
-        ".nox",
-        "__pycache__",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".hypothesis",
-        ".cache",
-        ".next",
-        ".nuxt",
-        ".turbo",
-        ".parcel-cache",
-        ".gradle",
-        ".freshpass",
-        "build",
-        "dist",
-        "target",
-        "out",
-        "coverage",
-        "htmlcov",
-        ".eggs",
-    }
-)
+# Names of directories that never hold content a verify command checks, wherever they appear: the same the
+# content snapshot skips.
+EXCLUDED_DIR_NAMES = HEAVY_DIRS
 # Only these events mean content changed: opening or reading a file (which the snapshot itself does) must not
 # trigger another snapshot.
 CONTENT_EVENTS: list[type[FileSystemEvent]] = [

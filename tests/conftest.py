@@ -51,3 +51,26 @@ def run_cli(
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in `repo` (isolated from the developer's config by `_isolated_state`); returns its stdout."""
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def make_calc_project(root: Path) -> Path:
+    """A committed Python project whose approved test command is `pytest` (from [tool.pytest.ini_options])."""
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    )
+    (root / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (root / "tests" / "test_calc.py").write_text(
+        "import sys\nsys.path.insert(0, 'src')\nfrom calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    )
+    (root / "README.md").write_text("# demo\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+    return root

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -24,7 +23,7 @@ from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-from tests.conftest import run_cli
+from tests.conftest import git, make_calc_project, run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -80,28 +79,10 @@ async def client(lsp_client: AgentClient, request: pytest.FixtureRequest) -> Asy
     await lsp_client.shutdown_session()  # shutdown, exit, and wait for the server process to end
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A committed Python project whose approved test command is `pytest`."""
-    root = tmp_path / "project"
-    (root / "src").mkdir(parents=True)
-    (root / "tests").mkdir()
-    (root / "pyproject.toml").write_text(
-        '[project]\nname = "demo"\nversion = "0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
-    )
-    (root / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    (root / "tests" / "test_calc.py").write_text(
-        "import sys\nsys.path.insert(0, 'src')\nfrom calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
-    )
-    (root / "README.md").write_text("# demo\n")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "init")
-    return root
+    return make_calc_project(tmp_path / "project")
 
 
 def as_json(value: Any) -> Any:

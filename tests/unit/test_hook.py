@@ -11,34 +11,16 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import git, make_calc_project, run_cli
 
 # `freshpass run -- pytest` must find the pytest of this environment, as it would in the user's activated venv.
 TOOL_PATH = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A committed Python project whose approved test command is `pytest` (from [tool.pytest.ini_options])."""
-    root = tmp_path / "project"
-    (root / "src").mkdir(parents=True)
-    (root / "tests").mkdir()
-    (root / "pyproject.toml").write_text(
-        '[project]\nname = "demo"\nversion = "0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
-    )
-    (root / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    (root / "tests" / "test_calc.py").write_text(
-        "import sys\nsys.path.insert(0, 'src')\nfrom calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
-    )
-    (root / "README.md").write_text("# demo\n")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "init")
-    return root
+    """A committed Python project whose approved test command is `pytest`."""
+    return make_calc_project(tmp_path / "project")
 
 
 def edit(repo: Path, body: str = "a + b + 0") -> None:
