@@ -27,6 +27,12 @@ def _tcp_address(value: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def _not_a_cancellation(record: logging.LogRecord) -> bool:
+    import asyncio
+
+    return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+
+
 def run(args: argparse.Namespace) -> int:
     address = _tcp_address(args.tcp) if args.tcp else None
     # stdout is the protocol: logging goes to stderr (or a file), never to stdout.
@@ -38,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
         handlers=[handler],
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
+    # On `exit` over TCP, pygls cancels the connection's reader while asyncio still holds it in a callback, and
+    # asyncio logs that cancellation as an error with a traceback. Cancelling is how the server stops: not an error.
+    logging.getLogger("asyncio").addFilter(_not_a_cancellation)
     # pygls logs every message body at INFO; that is noise at best and a cost per message at worst.
     logging.getLogger("pygls").setLevel(logging.WARNING if not os.environ.get("FRESHPASS_LSP_TRACE") else logging.DEBUG)
 
