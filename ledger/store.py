@@ -35,6 +35,11 @@ log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_ENV = "FRESHPASS_LEDGER_BUSY_TIMEOUT"  # seconds; how long a writer waits for a locked ledger
 DEFAULT_BUSY_TIMEOUT = 10.0
+RETENTION_ENV = (
+    ("FRESHPASS_RETENTION_DAYS", "max_age_days", float),
+    ("FRESHPASS_RETENTION_PER_ROOT", "per_root", int),
+    ("FRESHPASS_RETENTION_MAX_EVENTS", "global_cap", int),
+)
 
 # The stored output summary: enough to see what failed, small enough that 1,000 receipts per root stay cheap.
 SUMMARY_HEAD_CHARS = 1_500
@@ -59,6 +64,25 @@ class Retention:
     per_root: int = 1_000
     global_cap: int = 100_000
     every: int = 100  # run retention after every N-th insert (by event id), never on the read path
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Retention:
+        """The policy from `FRESHPASS_RETENTION_DAYS`, `…_PER_ROOT`, `…_MAX_EVENTS`: the ledger is shared by every
+        editor, terminal and agent, so its policy belongs to the machine, not to one client's settings."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for name, attribute, convert in RETENTION_ENV:
+            raw = environ.get(name, "").strip()
+            if not raw:
+                continue
+            try:
+                value = convert(raw)
+            except ValueError:
+                value = None
+            if value is None or value <= 0:
+                raise LedgerError(f"{name}={raw!r} must be a positive {'number' if convert is float else 'integer'}")
+            values[attribute] = value
+        return cls(**values)
 
 
 @dataclass
@@ -284,7 +308,9 @@ class Ledger:
         """Open (creating it, its directory, and its schema as needed) the ledger at `path` or the default path."""
         if busy_timeout is None:
             busy_timeout = _busy_timeout_from_env()
-        ledger = cls(Path(path) if path is not None else default_ledger_path(), busy_timeout, retention or Retention())
+        ledger = cls(
+            Path(path) if path is not None else default_ledger_path(), busy_timeout, retention or Retention.from_env()
+        )
         await ledger._open()
         return ledger
 
@@ -639,13 +665,19 @@ class Ledger:
         cutoff = now - policy.max_age_days * 86_400
         await db.execute(f"DELETE FROM events WHERE created_at < ? AND {protected}", (cutoff,))
         await db.execute("DELETE FROM nudges WHERE created_at < ?", (cutoff,))
-        if root is not None and policy.per_root > 0:
-            async with db.execute(
-                "SELECT id FROM events WHERE root = ? ORDER BY id DESC LIMIT 1 OFFSET ?", (root, policy.per_root)
-            ) as cursor:
-                row = await cursor.fetchone()
-            if row is not None:
-                await db.execute(f"DELETE FROM events WHERE root = ? AND id <= ? AND {protected}", (root, row[0]))
+        if policy.per_root > 0:
+            if root is not None:  # after an insert: only that root can have grown
+                roots = [root]
+            else:  # an explicit `apply_retention()`: every root
+                async with db.execute("SELECT DISTINCT root FROM events") as cursor:
+                    roots = [str(found[0]) for found in await cursor.fetchall()]
+            for each in roots:
+                async with db.execute(
+                    "SELECT id FROM events WHERE root = ? ORDER BY id DESC LIMIT 1 OFFSET ?", (each, policy.per_root)
+                ) as cursor:
+                    row = await cursor.fetchone()
+                if row is not None:
+                    await db.execute(f"DELETE FROM events WHERE root = ? AND id <= ? AND {protected}", (each, row[0]))
         if policy.global_cap > 0:
             async with db.execute("SELECT max(id) FROM events") as cursor:
                 row = await cursor.fetchone()

@@ -182,6 +182,26 @@ async def test_retention_drops_old_events_and_applies_global_cap(ledger_path: Pa
         assert len(await ledger.events("/b", 10)) == 4
 
 
+async def test_retention_is_configured_by_the_environment(ledger_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FRESHPASS_RETENTION_PER_ROOT", "3")
+    monkeypatch.setenv("FRESHPASS_RETENTION_DAYS", "7.5")
+    async with await Ledger.open(ledger_path) as ledger:
+        assert (ledger.retention.per_root, ledger.retention.max_age_days) == (3, 7.5)
+        for i in range(6):
+            await ledger.record(draft(content_id=f"git:{i}"))
+        await ledger.apply_retention()
+        assert len(await ledger.events("/work/project", 100)) == 3
+
+
+@pytest.mark.parametrize("value", ["0", "-4", "lots", "2.5"])
+async def test_bad_retention_settings_name_the_variable(
+    ledger_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("FRESHPASS_RETENTION_PER_ROOT", value)
+    with pytest.raises(LedgerError, match=r"FRESHPASS_RETENTION_PER_ROOT=.*positive integer"):
+        await Ledger.open(ledger_path)
+
+
 async def test_newer_schema_is_refused_clearly(ledger_path: Path) -> None:
     async with await Ledger.open(ledger_path):
         pass
