@@ -7,7 +7,7 @@ import shutil
 import signal
 import subprocess
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -93,3 +93,15 @@ def browser(code_server: CodeServer, chromium_path: str) -> Iterator[object]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failing test in the real editor shows what the extension host and the freshpass server logged."""
+    report = yield
+    code_server = getattr(item, "funcargs", {}).get("code_server")
+    if report.failed and call.when == "call" and isinstance(code_server, CodeServer):
+        report.sections.append(("freshpass and extension host logs", code_server.extension_logs(lines=120)))
+    return report
