@@ -17,7 +17,7 @@ import importlib
 import logging
 import os
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ logger = logging.getLogger(__name__)
 # clientInfo.name of coding agents (lower case, compared by substring): they get `diagnostics.agentSeverity`.
 AGENT_CLIENT_NAMES = ("opencode", "crush", "claude-code", "claude code", "codex", "aider", "goose", "amp-")
 LSP_REQUEST_FAILED = -32803
+CLIENT_REFRESH_TIMEOUT = 30.0  # seconds a client may take to acknowledge a refresh request
 REGISTRATION_TIMEOUT = 5.0  # seconds a client may take to accept registrations before we stop waiting
 
 
@@ -80,6 +81,9 @@ class FreshpassServer(LanguageServer):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shut_down = False
         self._ready: asyncio.Event | None = None
+        # Server → client refresh requests in flight, by method: [sending, asked again meanwhile].
+        self._client_refreshes: dict[str, list[bool]] = {}
+        self._background: set[asyncio.Future[None]] = set()
         self._folders_settled = asyncio.Event()
         self._folders_settled.set()
         self.exit_code = 1  # LSP: exit without a prior shutdown request is an error exit
@@ -323,13 +327,38 @@ class FreshpassServer(LanguageServer):
 
     # ---- refreshes that features ask for -------------------------------------------------------------------------
 
-    async def refresh_code_lenses(self) -> None:
-        if not self.capability("workspace.code_lens.refresh_support"):
+    def ask_client_to_refresh(self, method: str, send: Callable[[], Awaitable[Any]]) -> None:
+        """Send a server → client refresh request (`workspace/codeLens/refresh`, `workspace/diagnostic/refresh`)
+        without waiting for the answer: a slow or silent client must never hold up the refresh pipeline that
+        publishes everything else. At most one per method is in flight; asks meanwhile become one more send."""
+        state = self._client_refreshes.setdefault(method, [False, False])
+        if state[0]:
+            state[1] = True
             return
-        try:
-            await self.workspace_code_lens_refresh_async(None)
-        except Exception as exc:
-            logger.debug("codeLens refresh failed: %s", exc)
+        state[0] = True
+
+        async def sending() -> None:
+            try:
+                while True:
+                    state[1] = False
+                    try:
+                        await asyncio.wait_for(send(), timeout=CLIENT_REFRESH_TIMEOUT)
+                    except Exception as exc:  # the client's problem, not a reason to stop serving
+                        self.log(types.MessageType.Log, f"freshpass: {method} failed: {exc!r}")
+                    if not state[1] or self._shut_down:
+                        return
+            finally:
+                state[0] = False
+
+        task = asyncio.ensure_future(sending())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def refresh_code_lenses(self) -> None:
+        if self.capability("workspace.code_lens.refresh_support"):
+            self.ask_client_to_refresh(
+                types.WORKSPACE_CODE_LENS_REFRESH, lambda: self.workspace_code_lens_refresh_async(None)
+            )
 
     def on_watcher_change(self, root_path: Path, paths: set[str] | None) -> None:
         """Called from watchdog threads."""
@@ -435,6 +464,8 @@ class FreshpassServer(LanguageServer):
         await self.fan_out("on_shutdown")
         for root in self.roots.values():
             self.tracker.cancel(root)
+        for task in list(self._background):
+            task.cancel()
         if self.watcher is not None:
             await asyncio.to_thread(self.watcher.stop)
         await self.backend.close()

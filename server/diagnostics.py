@@ -121,10 +121,9 @@ class DiagnosticsFeature(Feature):
 
     async def _tell_pull_clients(self, changed: bool) -> None:
         if changed and self.pull:
-            try:
-                await self.server.workspace_diagnostic_refresh_async(None)
-            except Exception as exc:
-                self.server.log(types.MessageType.Log, f"freshpass: workspace/diagnostic/refresh failed: {exc}")
+            self.server.ask_client_to_refresh(
+                types.WORKSPACE_DIAGNOSTIC_REFRESH, lambda: self.server.workspace_diagnostic_refresh_async(None)
+            )
 
     async def update_root(self, root: RootState) -> None:
         stale = root.stale_paths()

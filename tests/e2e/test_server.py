@@ -506,3 +506,40 @@ async def test_lens_refresh_follows_content_even_when_the_status_does_not_change
     if capability and capability.refresh_support:
         await asyncio.wait_for(lsp.lens_refreshed.wait(), timeout=10)
     assert (await lsp.lenses(app))[0].startswith("⚠ unverified · 2 files changed")
+
+
+async def test_a_client_that_never_answers_a_refresh_request_does_not_stall_the_server(
+    lsp: Session, project: Path
+) -> None:
+    capability = lsp.capabilities.workspace.code_lens if lsp.capabilities.workspace else None
+    if not (capability and capability.refresh_support):
+        await lsp.initialize(project)  # a started session, so that teardown can shut it down
+        pytest.skip("this client never receives workspace/codeLens/refresh")
+    never_answered, released = asyncio.Event(), asyncio.Event()
+
+    async def hang(params: None) -> None:
+        never_answered.set()
+        await released.wait()  # until the test is over: the client must still be able to shut down after it
+
+    lsp.client.protocol.fm.features[types.WORKSPACE_CODE_LENS_REFRESH] = hang
+    try:
+        await hangs_without_stalling(lsp, project, never_answered)
+    finally:
+        released.set()
+
+
+async def hangs_without_stalling(lsp: Session, project: Path, never_answered: asyncio.Event) -> None:
+    await lsp.initialize(project)
+    app, other = project / "src" / "app.py", project / "src" / "other.py"
+    lsp.open(app)
+    await save_edit(lsp, app, "def answer():\n    return 7\n", version=2)
+    await lsp.until_diagnostics(app, saved_and_stale)
+    await asyncio.wait_for(never_answered.wait(), timeout=10)
+
+    # The lens refresh is still unanswered; later changes and runs must flow all the same.
+    edit(other, "X = 1\n")
+    await lsp.until_diagnostics(other, lambda found: len(found) == 1)
+    await save_edit(lsp, app, "def answer():\n    return 42\n", version=3)
+    result = await verify(lsp)
+    assert result["evidence"]["status"] == "passed"
+    await lsp.until_status(lambda status: status["status"] == "passed")
