@@ -233,6 +233,10 @@ async def _run(line: str, *, json_output: bool) -> int:
             process_group.append(pgid)
             if terminal is not None:
                 terminal.hand_to(pgid)
+            # A signal that arrived between the spawn and this call (the loop ran its handler first) is owed to
+            # the command: without this, an early Ctrl-C would be lost and we would wait for the command forever.
+            for sig in interrupted:
+                forward(sig)
 
         try:
             result = await run_shell(
