@@ -74,3 +74,22 @@ def make_calc_project(root: Path) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-qm", "init")
     return root
+
+
+def marked_processes(marker: str) -> list[int]:
+    """PIDs of live (non-zombie) processes whose environment carries FRESHPASS_TEST_MARKER=marker: how a test proves
+    that nothing it started is still running."""
+    needle = f"FRESHPASS_TEST_MARKER={marker}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue  # gone already, or not ours to read
+        if state not in {"Z", "X"}:
+            found.append(int(entry.name))
+    return found

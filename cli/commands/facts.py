@@ -28,6 +28,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from freshpass.facts.detect import detect_facts
+    from freshpass.facts.model import ProjectFacts
     from freshpass.facts.roots import find_root
 
     path = Path(args.path).expanduser()
@@ -35,15 +36,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.path}: no such file or directory")
     root = find_root(path)
     if root is None:
-        data: dict[str, Any] = {
-            "root": None,
-            "manifests": [],
-            "package_managers": [],
-            "verify_commands": [],
-            "context_files": [],
-            "recipe": None,
-            "problems": [],
-        }
+        data: dict[str, Any] = {**ProjectFacts(root="").to_json(), "root": None}  # the §8 shape, empty
         if args.json:
             _print_json(data)
         else:

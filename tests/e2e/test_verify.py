@@ -22,30 +22,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FIXTURES, run_cli
+from tests.conftest import FIXTURES, marked_processes, run_cli
 
 pytestmark = pytest.mark.e2e
 
 WEBAPP = FIXTURES / "apps" / "webapp"
 PYTHON = shutil.which("python3") or sys.executable
-
-
-def _marked_processes(marker: str) -> list[int]:
-    """PIDs of live (non-zombie) processes whose environment carries `marker`."""
-    found = []
-    needle = f"FRESHPASS_TEST_MARKER={marker}".encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            if needle not in (entry / "environ").read_bytes().split(b"\0"):
-                continue
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue  # gone, or not ours to read
-        if state not in {"Z", "X"}:
-            found.append(int(entry.name))
-    return found
 
 
 def _alive(pid: int) -> bool:
@@ -74,7 +56,7 @@ class Leftovers:
         return [int(path.stem) for path in self.pid_dir.glob("*.pid")]
 
     def alive(self) -> list[int]:
-        return sorted({*_marked_processes(self.marker), *(pid for pid in self.recorded_pids() if _alive(pid))})
+        return sorted({*marked_processes(self.marker), *(pid for pid in self.recorded_pids() if _alive(pid))})
 
 
 @pytest.fixture(autouse=True)

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from tests.conftest import marked_processes
+
 REPO = Path(__file__).resolve().parents[2]
 CODE_SERVER_VERSION = "4.96.4"
 CODE_SERVER_PREFIX = REPO / ".cache" / "code-server"
@@ -45,24 +47,6 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 LISTENING = re.compile(r"HTTP server listening on (http://\S+)")
-
-
-def marked_processes(marker: str) -> list[int]:
-    """PIDs of live (non-zombie) processes whose environment carries FRESHPASS_TEST_MARKER=marker."""
-    needle = f"FRESHPASS_TEST_MARKER={marker}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            if needle not in (entry / "environ").read_bytes().split(b"\0"):
-                continue
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue  # gone already, or not ours to read
-        if state not in {"Z", "X"}:
-            found.append(int(entry.name))
-    return found
 
 
 def command_line(pid: int) -> list[str]:
