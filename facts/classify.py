@@ -3,7 +3,7 @@
 `classify()` is pure: it reads the line, the facts and (for scope) whether paths exist; it never runs anything.
 The steps follow the design: split the line (`freshpass.facts.shell`), track `cd` and `set -o pipefail`, decide
 which exit status belongs to which command (attribution), normalise each simple command and match it against the
-facts' verify commands or the recognised runners (`freshpass.facts.runners`), then derive kind, scope and status.
+facts' verify commands or the recognised runners (`freshpass.facts.tools`), then derive kind, scope and status.
 
 `matches` lists every attributable match; when the line is not attributable it is empty, and the headline fields
 still describe the first recognised command (so a person sees why `pytest; echo done` is not evidence).
@@ -23,16 +23,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from freshpass.facts.model import Kind, ProjectFacts, VerifyCommand
-from freshpass.facts.runners import (
-    Identified,
-    Invocation,
-    NotEvidence,
-    Rejected,
-    identify,
-    narrowing_of,
-    normalise,
-    positional_indexes,
-)
 from freshpass.facts.shell import (
     AndOr,
     ParsedLine,
@@ -44,8 +34,20 @@ from freshpass.facts.shell import (
     parse_line,
     simple_commands,
 )
+from freshpass.facts.tools import (
+    Identified,
+    Invocation,
+    NotEvidence,
+    Rejected,
+    exit_means_no_tests,
+    identify,
+    narrowing_of,
+    normalise,
+    positional_indexes,
+    ran_no_tests,
+)
 
-__all__ = ["Classification", "Match", "classify", "targeted_command_for"]
+__all__ = ["Classification", "Match", "classify", "ran_no_tests", "targeted_command_for"]
 
 Scope = Literal["full", "targeted"]
 Status = Literal["passed", "failed"]
@@ -491,40 +493,6 @@ def _headline(matches: list[Match]) -> Match:
     return next((m for m in matches if m.kind == "test"), matches[0])
 
 
-# Output that says a run executed nothing (design §3.7). Each pattern is specific to one runner's wording.
-_NO_TESTS_PATTERNS = (
-    re.compile(r"\bno tests ran\b", re.IGNORECASE),  # pytest summary; unittest ≥ 3.12 "NO TESTS RAN"
-    re.compile(r"^Ran 0 tests? in\b", re.MULTILINE),  # unittest
-    re.compile(r"^\s*collected 0 items\s*$", re.MULTILINE),  # pytest, nothing collected or selected
-    re.compile(r"\bNo tests found\b"),  # jest (also with --passWithNoTests)
-    re.compile(r"\bNo test files found\b"),  # vitest
-    re.compile(r"^# tests 0\s*$", re.MULTILINE),  # node --test
-    re.compile(r"\bRan 0 tests across\b"),  # bun test
-    re.compile(r"^\s*0 passing\b", re.MULTILINE),  # mocha
-    re.compile(r"\bNo tests executed\b"),  # phpunit
-    re.compile(r"^0 examples, 0 failures", re.MULTILINE),  # rspec
-)
-_CARGO_RESULT = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed")
-_GO_PACKAGE_LINE = re.compile(r"^(ok|FAIL|\?)\s+\S+.*$", re.MULTILINE)
-_OUTPUT_WINDOW = 256 * 1024
-
-
-def ran_no_tests(output: str) -> bool:
-    """Does this output say that no test was executed?"""
-    if len(output) > 2 * _OUTPUT_WINDOW:  # summaries sit at the end; the head holds collection errors
-        output = output[:_OUTPUT_WINDOW] + "\n" + output[-_OUTPUT_WINDOW:]
-    if any(p.search(output) for p in _NO_TESTS_PATTERNS):
-        return True
-    cargo = [(int(a), int(b)) for a, b in _CARGO_RESULT.findall(output)]
-    if cargo and sum(a + b for a, b in cargo) == 0:
-        return True
-    go_lines = _GO_PACKAGE_LINE.findall(output)
-    if go_lines:
-        lines = [m.group(0) for m in _GO_PACKAGE_LINE.finditer(output)]
-        return all("[no test files]" in ln or "[no tests to run]" in ln for ln in lines)
-    return False
-
-
 def _aborted(exit_code: int) -> bool:
     # 124: timeout(1) killed it; 128+N: killed by signal N (130 SIGINT, 137 SIGKILL, 143 SIGTERM); negative: a
     # signal as Python's subprocess reports it.
@@ -537,7 +505,7 @@ def _status(exit_code: int, output: str | None, reporting: list[_Found]) -> tupl
     runs_tests = any(f.match.kind == "test" for f in reporting)
     if runs_tests:
         runners = {f.match.runner for f in reporting}
-        if exit_code == 5 and runners & {"pytest", "unittest"}:
+        if exit_means_no_tests(exit_code, runners):
             return "failed", NO_TESTS_RAN
         if output and ran_no_tests(output):
             return "failed", NO_TESTS_RAN

@@ -697,7 +697,7 @@ def test_wrapper_script_options_and_values(project: Path, line: str, scope: str)
     ],
 )
 def test_package_manager_and_make_options(line: str, tokens: tuple[str, ...]) -> None:
-    from freshpass.facts.runners import normalise
+    from freshpass.facts.tools import normalise
 
     result = normalise(tuple(line.split()), Path("/"))
     assert isinstance(result, list) and result[0].tokens == tokens
