@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from freshpass.facts.model import Kind, ProjectFacts, VerifyCommand
+from freshpass.facts.model import Kind, ProjectFacts, SetAside, VerifyCommand
 from freshpass.facts.shell import (
     AndOr,
     ParsedLine,
@@ -129,29 +129,47 @@ def _no_match(reason: str) -> Classification:
 class _Declared:
     command: VerifyCommand
     invocations: tuple[Invocation, ...]  # more than one for a compound declaration (`make lint && make test`)
+    role: str = "check"  # "check" (approved, full unless narrowed), "part" (approved, always targeted), "writes"
+    reason: str = ""  # why, for a declared writer
 
 
 @functools.lru_cache(maxsize=64)
-def _prepare(commands: tuple[VerifyCommand, ...], root: Path) -> tuple[_Declared, ...]:
-    """Normalise every declared spelling once per (facts, root): both sides of a match go through `normalise`."""
+def _prepare(commands: tuple[VerifyCommand, ...], aside: tuple[SetAside, ...], root: Path) -> tuple[_Declared, ...]:
+    """Normalise every declared spelling once per (facts, root): both sides of a match go through `normalise`.
+
+    Besides the checks, what facts set aside still tells runs apart: a package's own check or a narrower one is
+    the project's check run on a part (approved, targeted); a declared writer (`ruff check` where the project's
+    configuration turns fixing on) is never evidence."""
     prepared: list[_Declared] = []
-    for command in commands:
+    entries: list[tuple[VerifyCommand, str]] = [(command, "check") for command in commands]
+    reasons: dict[tuple[str, str], str] = {(item.command, item.cwd): item.reason for item in aside}
+    for item in aside:
+        if item.why in ("narrower", "package") and item.kind is not None:
+            entries.append((VerifyCommand(item.command, item.kind, item.cwd, item.source), "part"))
+        elif item.why == "writes" and item.kind is not None:
+            # it checks and also rewrites files (`make test` running `eslint --fix` somewhere): freshpass never
+            # proposes it, but a run of it did run the project's checks — evidence, bound to what it ran against
+            entries.append((VerifyCommand(item.command, item.kind, item.cwd, item.source), "check"))
+        elif item.why in ("writes", "publishes"):
+            entries.append((VerifyCommand(item.command, item.kind or "check", item.cwd, item.source), "writes"))
+    for command, role in entries:
         cwd = Path(os.path.normpath(root / command.cwd))
-        for spelling in (command.command, *command.alternatives):
+        for spelling in command.spellings:
             try:
                 parsed = parse_line(spelling)
             except ShellSyntaxError:
                 continue
             invocations = tuple(_declared_invocations(parsed, cwd, root))
             if invocations:
-                prepared.append(_Declared(command, invocations))
+                reason = reasons.get((command.command, command.cwd), "") if role == "writes" else ""
+                prepared.append(_Declared(command, invocations, role, reason))
     return tuple(prepared)
 
 
 def _hashable(commands: Iterable[VerifyCommand]) -> tuple[VerifyCommand, ...]:
-    """The cache key for `_prepare` (alternatives built as a list would make a frozen command unhashable)."""
+    """The cache key for `_prepare` (equivalents built as a list would make a frozen command unhashable)."""
     return tuple(
-        c if isinstance(c.alternatives, tuple) else dataclasses.replace(c, alternatives=tuple(c.alternatives))
+        c if isinstance(c.equivalents, tuple) else dataclasses.replace(c, equivalents=tuple(c.equivalents))
         for c in commands
     )
 
@@ -166,25 +184,68 @@ def _declared_invocations(parsed: ParsedLine, cwd: Path, root: Path) -> Iterable
             yield from result
 
 
+def _synonymous(tokens: tuple[str, ...], runner: Identified | None) -> tuple[str, ...]:
+    """Option synonyms rewritten to one spelling (`--session` → `-s`, `--all` → `--workspace`)."""
+    if runner is None or not runner.runner.synonyms:
+        return tokens
+    synonyms = dict(runner.runner.synonyms)
+    out: list[str] = []
+    for token in tokens:
+        if token.startswith("-") and token != "-" and token != "--":
+            name, eq, value = token.partition("=")
+            token = synonyms.get(name, name) + (eq + value if eq else "")
+        out.append(token)
+    return tuple(out)
+
+
+# Task runners whose bare form runs a default target: a name after them is another target.
+_DEFAULT_GOAL_RUNNERS = frozenset({"make", "gmake", "just", "task", "rake", "mage", "invoke", "inv"})
+
+
 def _approved_trailing(declared: Invocation, run: Invocation, runner: Identified | None) -> tuple[str, ...] | None:
     """The run's tokens beyond the declared ones, or None when the run is not that declared command.
 
     Design §3.4: the run's leading non-option tokens equal the declared ones, every declared token appears, and
-    options may sit anywhere (`go test -v ./...` matches `go test ./...`)."""
+    options may sit anywhere (`go test -v ./...` matches `go test ./...`); option synonyms are one option."""
     if run.tokens[:1] != declared.tokens[:1]:
         return None  # a different program, whatever its arguments
+    if (
+        len(declared.tokens) == 1
+        and declared.tokens[0] in _DEFAULT_GOAL_RUNNERS
+        and any(not t.startswith("-") and "=" not in t for t in run.tokens[1:])
+    ):
+        return None  # bare `make` runs the default goal; `make itest` is another target, not an argument
     spec = runner.runner if runner else None
-    declared_positionals = [declared.tokens[i] for i in positional_indexes(declared.tokens, spec)]
-    run_positionals = [run.tokens[i] for i in positional_indexes(run.tokens, spec)]
+    declared_tokens = _synonymous(declared.tokens, runner)
+    run_tokens = _synonymous(run.tokens, runner)
+    declared_positionals = [declared_tokens[i] for i in positional_indexes(declared_tokens, spec)]
+    run_positionals = [run_tokens[i] for i in positional_indexes(run_tokens, spec)]
     if run_positionals[: len(declared_positionals)] != declared_positionals:
         return None
-    remaining = list(run.tokens)
-    for token in declared.tokens:
+    remaining = list(run_tokens)
+    for token in declared_tokens:
         try:
             remaining.remove(token)
         except ValueError:
             return None
     return tuple(remaining)
+
+
+def _narrower_run(declared: Invocation, run: Invocation, runner: Identified | None) -> tuple[str, ...] | None:
+    """A run of the declared command's own runner that lacks only what widens it to the whole project
+    (`cargo test -p web` for `cargo test --workspace`, `go test ./api/...` for `go test ./...`): the run's
+    tokens after the runner, or None when it is not such a run."""
+    if runner is None or run.tokens[: runner.head] != declared.tokens[: runner.head]:
+        return None
+    widening = runner.runner.whole_scope
+    if not widening:
+        return None
+    declared_rest = _synonymous(declared.tokens[runner.head :], runner)
+    run_rest = _synonymous(run.tokens[runner.head :], runner)
+    missing = [t for t in declared_rest if t not in run_rest]
+    if not missing or any(t not in widening and t not in runner.runner.neutral for t in missing):
+        return None
+    return run_rest
 
 
 # --- shell state: cd, pushd, set -o pipefail -------------------------------------------------------------------
@@ -301,7 +362,11 @@ def classify(
     if root_path is not None:
         root_path = Path(os.path.normpath(os.path.abspath(root_path)))
     cwd_path = Path(os.path.normpath(os.path.abspath(cwd)))
-    declared = _prepare(_hashable(facts.verify_commands), root_path) if facts is not None and root_path else ()
+    declared = (
+        _prepare(_hashable(facts.verify_commands), tuple(facts.set_aside), root_path)
+        if facts is not None and root_path
+        else ()
+    )
     if not line.strip():
         return _no_match("empty command line")
     try:
@@ -535,23 +600,47 @@ def _display(tokens: tuple[str, ...]) -> str:
     return join_words(list(tokens))
 
 
+_ROLE_ORDER = {"check": 0, "part": 1, "writes": 2}
+
+
 def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path | None) -> Match | NotEvidence | None:
     identified = identify(invocation.tokens)
-    if isinstance(identified, NotEvidence):
-        return identified
     runner = identified if isinstance(identified, Identified) else None
     best: tuple[_Declared, tuple[str, ...]] | None = None
+    narrower = False
     for candidate in declared:
         if len(candidate.invocations) != 1:
             continue  # a compound declaration (`npm ci && npm test`) is matched as a whole: see _match_compound
         spelled = candidate.invocations[0]
         if spelled.cwd is None or invocation.cwd is None or spelled.cwd != invocation.cwd:
             continue
+        spelled_as = identify(spelled.tokens)
+        if isinstance(identified, NotEvidence) and not isinstance(spelled_as, NotEvidence):
+            continue  # the run's own arguments make it a writer or watcher (`ruff check --fix`)
         trailing = _approved_trailing(spelled, invocation, runner or _identified(spelled.tokens))
         if trailing is None:
             continue
-        if best is None or len(spelled.tokens) > len(best[0].invocations[0].tokens):
+        if best is None or (len(spelled.tokens), -_ROLE_ORDER[candidate.role]) > (
+            len(best[0].invocations[0].tokens),
+            -_ROLE_ORDER[best[0].role],
+        ):
             best = (candidate, trailing)
+    if best is None and runner is not None:
+        for candidate in declared:
+            if candidate.role == "writes" or len(candidate.invocations) != 1:
+                continue
+            spelled = candidate.invocations[0]
+            spelled_runner = _identified(spelled.tokens)
+            if spelled.cwd != invocation.cwd or spelled_runner is None or spelled_runner.label != runner.label:
+                continue
+            rest = _narrower_run(spelled, invocation, spelled_runner)
+            if rest is not None:
+                best, narrower = (candidate, rest), True
+                break
+    if best is not None and best[0].role == "writes":
+        return NotEvidence(best[0].reason or f"`{best[0].command.command}` rewrites files", "writes")
+    if best is None and isinstance(identified, NotEvidence):
+        return identified
     cwd_text = _relative_cwd(invocation.cwd, root)
     # A package script's arguments reach the runner its body starts (`"test": "jest"`): read them as jest's.
     arguments_of = _script_runner(invocation) or runner
@@ -560,12 +649,20 @@ def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path |
         spelled = candidate.invocations[0]
         narrowing = narrowing_of(trailing, arguments_of or _identified(spelled.tokens), invocation.cwd, root).reasons
         narrowing += [f"option {a}" for a in invocation.wrapper_args if a not in spelled.wrapper_args]
+        if narrower:
+            missing = [t for t in spelled.tokens if t not in invocation.tokens]
+            narrowing.insert(0, "without " + " ".join(missing) if missing else "a narrower run")
+        if candidate.role == "part":
+            narrowing.insert(0, f"a part of the project (`{candidate.command.command}`)")
         command = candidate.command
         extra = list(trailing)
         if extra and _is_npm_script(spelled.tokens) and "--" not in command.command.split():
             extra = ["--", *extra]
+        canonical = " ".join([command.command, *([join_words(extra)] if extra else [])])
+        if narrower:
+            canonical = _display(invocation.tokens)
         return Match(
-            canonical_command=" ".join([command.command, *([join_words(extra)] if extra else [])]),
+            canonical_command=canonical,
             approved=True,
             kind=command.kind,
             scope="targeted" if narrowing else "full",

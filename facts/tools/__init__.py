@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import generic, go, jvm, lua, misc, node, php, python, ruby, rust  # noqa: F401  (registration)
 from .args import Narrowing, arg_names_path, narrowing_of, positional_indexes
 from .base import (
+    Effect,
     Identification,
     Identified,
     Invocation,
@@ -26,6 +27,7 @@ from .summary import TestCounts, exit_means_no_tests, parse_test_counts, ran_no_
 from .wrappers import normalise
 
 __all__ = [
+    "Effect",
     "Identification",
     "Identified",
     "Invocation",

@@ -94,6 +94,7 @@ def narrowing_of(
     value_options = runner.value_options if runner else frozenset()
     i = 0
     after_separator: tuple[str, ...] = ()
+    first_positional = True
     while i < len(args):
         token = args[i]
         if token == "--":
@@ -117,12 +118,22 @@ def narrowing_of(
                 found.reasons.append(f"variable {token}")
             i += 1
             continue
+        if first_positional and runner is not None and token in runner.leading_words:
+            first_positional = False
+            i += 1
+            continue  # `vitest run`: a subcommand, not a filter
+        first_positional = False
         if _positional_narrows(token, runner, cwd, root):
             found.reasons.append(f"argument {token}")
         i += 1
     if after_separator:
         if runner is not None and runner.passthrough_narrows:
-            found.reasons.append("arguments after -- " + " ".join(after_separator))
+            # `tox -e py -- ARGS`, `nox -s tests -- ARGS`: the arguments reach the env's test runner (pytest, most
+            # often): its selections narrow, its reporting flags (`-n auto`, `-x`) do not.
+            from .python import PYTEST
+
+            inner = narrowing_of(after_separator, Identified(PYTEST, 0, "test"), cwd, root)
+            found.reasons.extend(f"after --: {r}" for r in inner.reasons)
         elif runner is not None and runner.test_binary_args:
             found.reasons.extend(_test_binary_narrowing(after_separator))
         else:

@@ -46,9 +46,11 @@ class Invocation:
 
 @dataclass(frozen=True)
 class Rejected:
-    """A command that is never evidence, and why (`sudo pytest`, `python -c …`)."""
+    """A command that is never evidence, and why (`sudo pytest`, `python -c …`); `writes` when what it sets up
+    makes the tool rewrite files (`UPDATE_SNAPSHOTS=1 cargo test`)."""
 
     reason: str
+    writes: bool = False
 
 
 Positionals = Literal["paths", "always", "packages", "never"]
@@ -80,6 +82,7 @@ class Runner:
     whole_scope: frozenset[str] = frozenset()
     synonyms: tuple[tuple[str, str], ...] = ()  # (spelling, canonical spelling)
     neutral: frozenset[str] = frozenset()
+    leading_words: frozenset[str] = frozenset()  # a first positional that is a subcommand (`vitest run`)
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ class Identified:
     label: str = ""  # for messages: "pytest", "npm run lint", "make test"
 
 
-Effect = Literal["writes", "watches", "publishes", "installs", "prints"]
+Effect = Literal["writes", "watches", "publishes", "installs", "system", "prints"]
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,9 @@ class NotEvidence:
     """A recognised tool in a mode that never counts, what it does instead, and why.
 
     `effect`: "writes" (rewrites tracked files: formatters, fixers, lockfile updates, `git commit`), "publishes"
-    (releases, uploads, pushes, tags), "watches" (never exits: watch mode, servers), "installs" (changes the
-    environment, not the project), "prints" (help, version, listing).
+    (releases, uploads, pushes, tags), "watches" (never exits: watch mode, servers, opening a window), "installs"
+    (prepares the project's own environment: `npm ci`, `uv sync`, a venv's pip — a check may do that first),
+    "system" (installs software on the machine: `apt-get`, `npm i -g`, `cargo install`), "prints" (help, listing).
     """
 
     reason: str
@@ -125,6 +129,10 @@ def publishes(reason: str) -> NotEvidence:
 
 def installs(reason: str) -> NotEvidence:
     return NotEvidence(reason, "installs")
+
+
+def system(reason: str) -> NotEvidence:
+    return NotEvidence(reason, "system")
 
 
 def prints(reason: str) -> NotEvidence:
@@ -197,6 +205,8 @@ def formatter(
     """A formatter counts (as lint) only in check mode; otherwise it rewrites files (or just prints)."""
     from .generic import LINT_PATHS
 
+    if write and has(args, *write):
+        return writes(f"`{label} {write[0]}` rewrites files")
     if has(args, *check):
         return Identified(LINT_PATHS, head, "lint", f"{label} {check[0]}")
     if write and not has(args, *write):
@@ -204,12 +214,33 @@ def formatter(
     return writes(f"`{label}` rewrites files; a formatter run counts only in check mode ({check[0]})")
 
 
+# Environment variables test tools read as "rewrite the expected outputs" (insta, trybuild, expect-test, ruff's
+# schema test, snapshot libraries): set to anything but a false value, the run rewrites files.
+_UPDATING_VARIABLE = re.compile(r"(^|_)(UPDATE|BLESS|OVERWRITE|REGEN|REGENERATE|ACCEPT|SNAPSHOT_UPDATE)(_|$)")
+_FALSE_VALUES = frozenset({"", "0", "false", "no", "off", "never", "n"})
+
+
+def updating_assignment(word: str) -> str | None:
+    """`INSTA_UPDATE=always` → the assignment; None for anything that does not make a test rewrite its expectations."""
+    name, eq, value = word.partition("=")
+    if not eq or not name.replace("_", "").isalnum():
+        return None
+    if name == "TRYBUILD":
+        return word if value.lower() == "overwrite" else None
+    if _UPDATING_VARIABLE.search(name.upper()) and value.strip("'\"").lower() not in _FALSE_VALUES:
+        return word
+    return None
+
+
 # --- names of scripts, targets, sessions and envs ----------------------------------------------------------------
 
-_NEVER_FINISHES = re.compile(r"(^|[:_-])(watch|dev|serve|server|start|open|ui)($|[:_-])")
-_WRITER_NAME = re.compile(r"(^|[:_-])(fix|format|fmt|prettier|prettify|autofix|write|lintfix|black|isort)($|[:_-])")
+_NEVER_FINISHES = re.compile(r"(^|[:_-])(watch|dev|serve|server|start|preview)($|[:_-])|(^|:)(ui|open)$")
+_WRITER_NAME = re.compile(
+    r"(^|[:_-])(fix|format|fmt|prettier|prettify|autofix|write|lintfix|black|isort|update|upgrade|generate|gen|"
+    r"regen|regenerate|codegen|bless|accept|snapshot-update|vendor|vendoring)($|[:_-])"
+)
 _PUBLISHER_NAME = re.compile(
-    r"(^|[:_-])(release|publish|deploy|upload|bump|tag|version|vendor|vendoring|changelog|prepare-release)($|[:_-])"
+    r"(^|[:_-])(release|publish|deploy|upload|bump|tag|version|changelog|prepare-release)($|[:_-])"
 )
 _SETUP_NAME = re.compile(
     r"^(install|setup|deps|dependencies|venv|env|bootstrap|develop|init|help|sync|clean|distclean|lock|update|"

@@ -21,6 +21,7 @@ from .base import (
     prints,
     publishes,
     script_kind,
+    system,
     tool,
     watches,
     writes,
@@ -42,6 +43,7 @@ LINT_PATHS = Runner(
         "--error-format --cache --require -r --only --except --format-string"
     ),
     opts("--new --new-from-rev --new-from-patch --only"),
+    whole_scope=opts(". ./"),
     neutral=opts("-q --quiet -v --verbose --color --no-color --statistics --show-source --show-fixes --no-cache"),
 )
 TYPECHECK_PATHS = Runner(
@@ -55,6 +57,7 @@ TYPECHECK_PATHS = Runner(
         "--configuration --baseline"
     ),
     opts("-p --package -m --module -c --command"),
+    whole_scope=opts(". ./"),
     neutral=opts("--pretty --no-pretty --show-error-codes --color-output --no-error-summary -v --verbose"),
 )
 GENERIC_TEST = Runner(
@@ -132,7 +135,9 @@ def _package_scripts(tokens: tuple[str, ...]) -> Identification:
     if head == "hatch" and sub == "test":
         from .python import PYTEST
 
-        return Identified(PYTEST, 2, "test", "hatch test")  # hatch's own pytest runner; arguments reach pytest
+        return Identified(
+            PYTEST, 2, "test", "pytest"
+        )  # `hatch test`: hatch's own pytest runner; arguments reach pytest
     if head == "hatch" and sub == "fmt":
         return (
             Identified(LINT_PATHS, 2, "lint", "hatch fmt --check")
@@ -142,11 +147,21 @@ def _package_scripts(tokens: tuple[str, ...]) -> Identification:
     if sub in ("publish", "version", "release") or (head == "hatch" and sub == "build" and has(tokens, "--publish")):
         return publishes(f"`{head} {sub}` publishes a release")
     if sub in ("install", "i", "ci", "add", "remove", "rm", "uninstall", "sync", "link", "unlink", "dedupe", "prune"):
-        return installs(f"`{head} {sub}` changes installed packages")
-    if sub in ("update", "up", "upgrade", "lock", "outdated") or (head == "composer" and sub == "bump"):
+        if has(tokens, "-g", "--global", "--location=global"):
+            return system(f"`{head} {sub} -g` installs software on the machine")
+        if sub in ("add", "remove", "rm", "uninstall", "link", "unlink") or (head == "composer" and sub == "require"):
+            return writes(f"`{head} {sub}` rewrites the package manifest")
+        frozen = (
+            has(tokens, "--frozen-lockfile", "--immutable", "--frozen", "--locked", "--prefer-offline") or sub == "ci"
+        )
+        if head in ("npm", "pnpm", "yarn", "bun") and not frozen:
+            return writes(f"`{head} {sub}` resolves dependencies and may rewrite the lockfile (`{head} ci` or a frozen "
+                          "lockfile would not)")  # fmt: skip
+        return installs(f"`{head} {sub}` installs the project's dependencies")
+    if sub in ("update", "up", "upgrade", "lock", "outdated", "require") or (head == "composer" and sub == "bump"):
         return writes(f"`{head} {sub}` rewrites the lockfile")
     if head == "yarn" and not sub:
-        return installs("bare `yarn` installs dependencies")
+        return writes("bare `yarn` installs dependencies and may rewrite yarn.lock")
     if head in ("pdm", "rye", "hatch", "pixi"):
         from .python import env_managers
 
@@ -307,13 +322,22 @@ def _pre_commit(tokens: tuple[str, ...]) -> Identification:
 # -- version control, releases, installs: never checks -------------------------------------------------------------
 
 _GIT_WRITES = opts(
-    "commit tag push add rm mv checkout switch reset restore merge rebase cherry-pick revert am apply stash clean "
-    "pull fetch clone init submodule worktree"
+    "commit tag push add rm mv checkout switch reset restore merge rebase cherry-pick revert am apply stash clean"
 )
 _PUBLISHERS = opts(
-    "twine semantic-release changeset changesets release-it goreleaser np standard-version gh release-please "
+    "twine semantic-release changeset changesets release-it np standard-version gh release-please "
     "bumpversion bump2version bump-my-version tbump towncrier flit docker podman"
 )
+
+
+@tool("goreleaser")
+def _goreleaser(tokens: tuple[str, ...]) -> Identification:
+    sub = tokens[1] if len(tokens) > 1 else ""
+    if sub == "build":
+        return Identified(BUILD, 2, "build", "goreleaser build")
+    if sub == "check":
+        return Identified(LINT_PATHS, 2, "lint", "goreleaser check")
+    return publishes(f"`goreleaser {sub or 'release'}` publishes a release")
 
 
 @tool("git")
@@ -323,7 +347,9 @@ def _git(tokens: tuple[str, ...]) -> Identification:
         return publishes(f"`git {sub}` publishes to a remote or marks a release")
     if sub in _GIT_WRITES:
         return writes(f"`git {sub}` changes the repository")
-    return None
+    if sub in ("clone", "fetch", "pull", "submodule", "init", "worktree", "lfs"):
+        return installs(f"`git {sub}` fetches sources (a dependency, test data): preparation, not a change")
+    return None  # reading, diffing
 
 
 @tool(*sorted(_PUBLISHERS))
@@ -356,7 +382,14 @@ def _installer(tokens: tuple[str, ...]) -> Identification:
         return None if sub == "check" else prints(f"`pip {sub}` only reports")
     if head == "gem" and sub in ("push", "yank"):
         return publishes(f"`gem {sub}` publishes to rubygems")
-    return installs(f"`{head}` installs software")
+    if head in ("pip", "pip3", "virtualenv", "conda", "mamba", "micromamba") and not has(tokens, "--user"):
+        return installs(f"`{head}` installs into the project's environment")
+    return system(f"`{head}` installs software on the machine")
+
+
+@tool("open", "xdg-open", "start", "wslview", "sensible-browser")
+def _opens_a_window(tokens: tuple[str, ...]) -> Identification:
+    return watches(f"`{tokens[0]}` opens a window on the desktop: not a check")
 
 
 _SAFE_UTILITIES = opts(
@@ -375,5 +408,11 @@ def is_plain_utility(head: str) -> bool:
 def _script_path(tokens: tuple[str, ...]) -> Identification:
     head = tokens[0]
     if "/" in head or PurePosixPath(head).suffix in (".sh", ".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".bash"):
-        return by_name(SCRIPT, 1, head, head)
+        found = by_name(SCRIPT, 1, head, head)
+        if found is None and _TEST_DIRS.intersection(PurePosixPath(head).parts[:-1]):
+            return Identified(SCRIPT, 1, "test", head)  # `test/runner.rb`: a script of the test suite
+        return found
     return None
+
+
+_TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "e2e", "integration_tests"})

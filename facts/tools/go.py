@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .base import Identification, Identified, Runner, has, installs, opts, prints, tool, writes
+from .base import Identification, Identified, Runner, has, installs, opts, prints, system, tool, writes
 from .generic import LINT_PATHS
 from .summary import TestCounts
 
@@ -34,6 +34,9 @@ def _go(tokens: tuple[str, ...]) -> Identification:
     if sub == "test":
         if has(args, "-list", "--list"):
             return prints("go test -list lists tests without running them")
+        updating = [t for t in args if re.match(r"^--?(update|regen|golden|accept|overwrite)\b", t)]
+        if updating:
+            return writes(f"go test {updating[0]} rewrites golden or expected-output files")
         return Identified(GO_TEST, 2, "test", "go test")
     if sub == "vet":
         return Identified(GO_PACKAGES, 2, "lint", "go vet")
@@ -45,8 +48,15 @@ def _go(tokens: tuple[str, ...]) -> Identification:
         return writes(f"`go mod {args[1]}` rewrites go.mod, go.sum or vendor/")
     if sub == "mod" and args[1:2] == ("verify",):
         return Identified(GO_PACKAGES, 3, "lint", "go mod verify")
-    if sub in ("install", "get") or (sub == "mod" and args[1:2] == ("download",)):
-        return installs(f"`go {sub}` installs or downloads modules")
+    if sub == "install":
+        return system("`go install` installs software on the machine")
+    if sub == "get":
+        targets = [t for t in args[1:] if not t.startswith("-")]
+        if any("@" in t or not t.startswith((".", "/")) for t in targets):
+            return writes("`go get MODULE@VERSION` rewrites go.mod")
+        return installs("`go get ./...` downloads the project's dependencies")
+    if sub == "mod" and args[1:2] == ("download",):
+        return installs("`go mod download` downloads the project's modules")
     return None
 
 

@@ -48,7 +48,8 @@ VITEST = Runner(
     ),
     opts("-t --testNamePattern --project --shard --dir --changed --related --exclude --onlyChanged"),
     positionals="always",
-    neutral=opts("--coverage --silent --reporter --passWithNoTests --no-watch"),
+    neutral=opts("--coverage --silent --reporter --passWithNoTests --no-watch --run"),
+    leading_words=opts("run"),
 )
 MOCHA = Runner(
     "mocha",
@@ -89,6 +90,8 @@ def _jest(tokens: tuple[str, ...]) -> Identification:
         return watches("jest --watch never finishes: a watcher is not a check")
     if has(args, "--listTests", "--showConfig", "--clearCache"):
         return prints("jest with --listTests/--showConfig/--clearCache runs no tests")
+    if has(args, "-u", "--updateSnapshot", "--ci=false"):
+        return writes("jest -u rewrites snapshot files")
     return Identified(JEST, 1, "test", "jest")
 
 
@@ -100,6 +103,8 @@ def _vitest(tokens: tuple[str, ...]) -> Identification:
         return watches("vitest in watch mode never finishes: a watcher is not a check")
     if sub in ("bench", "list", "init"):
         return prints(f"`vitest {sub}` runs no tests")
+    if has(args, "-u", "--update"):
+        return writes("vitest -u rewrites snapshot files")
     if sub == "related":
         return Identified(VITEST, 1, "test", "vitest")  # `related FILES`: the files narrow
     return Identified(VITEST, 2 if sub == "run" else 1, "test", "vitest")
@@ -211,7 +216,7 @@ def _browser_tests(tokens: tuple[str, ...]) -> Identification:
     return None
 
 
-@tool("ava", "tap", "jasmine", "karma", "uvu", "tape", "c8", "nyc")
+@tool("ava", "tap", "jasmine", "karma", "uvu", "tape", "c8", "nyc", "borp", "cucumber-js")
 def _other_js_tests(tokens: tuple[str, ...]) -> Identification:
     head = tokens[0]
     if head in ("c8", "nyc"):

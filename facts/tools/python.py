@@ -16,6 +16,7 @@ from .base import (
     opts,
     prints,
     publishes,
+    system,
     tool,
     watches,
     writes,
@@ -40,7 +41,9 @@ PYTEST = Runner(
     synonyms=(("--last-failed", "--lf"), ("--stepwise", "--sw"), ("--numprocesses", "-n")),
     neutral=opts(
         "-q --quiet -v --verbose -x --exitfirst -ra -rA -s --tb --color --durations -n --numprocesses --cov "
-        "--cov-report --no-cov --strict-markers -p --import-mode --junitxml --junit-xml --showlocals -l -W"
+        "--cov-report --cov-config --cov-branch --cov-fail-under --cov-append --no-cov --strict-markers -p "
+        "--import-mode --junitxml --junit-xml --showlocals -l -W --benchmark-skip --benchmark-disable --dist "
+        "--maxfail --reruns --timeout --no-header -vv -qq -rs -rxXs --runxfail --doctest-modules"
     ),
 )
 UNITTEST = Runner("unittest", "test", opts("-k -s -p -t"), opts("-k -p"), positionals="always")
@@ -81,9 +84,21 @@ DJANGO = Runner(
 
 @tool("pytest", "py.test")
 def _pytest(tokens: tuple[str, ...]) -> Identification:
-    if has(tokens[1:], "--collect-only", "--co", "--fixtures", "--markers", "--fixtures-per-test"):
+    args = tokens[1:]
+    if has(args, "--collect-only", "--co", "--fixtures", "--markers", "--fixtures-per-test"):
         return prints("pytest --collect-only lists tests without running them")
+    updates = [t for t in args if _UPDATES_FILES.match(t)]
+    if updates:
+        return writes(f"pytest {updates[0]} rewrites snapshot or expected-output files")
     return Identified(PYTEST, 1, "test", "pytest")
+
+
+# pytest plugins' options that rewrite the expected outputs they compare against (syrupy, inline-snapshot,
+# pytest-regressions, pytest-examples, …).
+_UPDATES_FILES = re.compile(
+    r"^--(snapshot-update|update-snapshots?|force-regen|regen-all|update-examples|update-mypy|update-goldens?|"
+    r"accept|update|inline-snapshot=(fix|create|update|trim)\S*|update-\S+)$"
+)
 
 
 @tool("pytest-watch", "ptw")
@@ -200,8 +215,10 @@ def env_managers(tokens: tuple[str, ...]) -> Identification:
         return publishes(f"`{head} {sub}` publishes or bumps a release")
     if sub in ("lock", "update", "upgrade", "add", "remove") or (head == "uv" and sub == "pip" and "compile" in args):
         return writes(f"`{head} {sub}` rewrites the lockfile or manifest")
-    if sub in ("sync", "install", "venv", "pip", "tool", "python", "self", "env", "shell"):
-        return installs(f"`{head} {sub}` changes the environment")
+    if sub in ("tool", "self", "python") and not (sub == "tool" and args[1:2] == ("run",)):
+        return system(f"`{head} {sub}` installs software on the machine")
+    if sub in ("sync", "install", "venv", "pip", "env", "shell"):
+        return installs(f"`{head} {sub}` prepares the project's environment")
     if sub == "build":
         return Identified(BUILD, 2, "build", f"{head} build")
     if head == "poetry" and sub == "check":

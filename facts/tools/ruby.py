@@ -16,6 +16,13 @@ RSPEC = Runner(
 RAKE = Runner("rake", "test", frozenset(), frozenset(), positionals="always", opaque=True)
 
 
+@tool("cucumber")
+def _cucumber(tokens: tuple[str, ...]) -> Identification:
+    from .generic import GENERIC_TEST
+
+    return Identified(GENERIC_TEST, 1, "test", "cucumber")
+
+
 @tool("rspec", "bin/rspec")
 def _rspec(tokens: tuple[str, ...]) -> Identification:
     return Identified(RSPEC, 1, "test", "rspec")

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 import re
 
-from .base import Identification, Identified, Runner, formatter, has, installs, opts, publishes, tool, watches, writes
+from .base import (
+    Identification,
+    Identified,
+    Runner,
+    formatter,
+    has,
+    installs,
+    opts,
+    publishes,
+    system,
+    tool,
+    watches,
+    writes,
+)
 from .summary import TestCounts
 
 CARGO = Runner(
@@ -13,7 +26,7 @@ CARGO = Runner(
     opts(
         "-p --package --test --bin --example --bench --features -F -j --jobs --target --target-dir "
         "--manifest-path --profile --exclude --message-format --color -Z --config --lockfile-path "
-        "-E --filterset --filter-expr --partition -P --retries --test-threads --cargo-profile"
+        "-E --filterset --filter-expr --partition -P --retries --test-threads --cargo-profile --test-runner"
     ),
     opts(
         "-p --package --test --lib --bin --bins --example --examples --bench --benches --doc "
@@ -24,6 +37,18 @@ CARGO = Runner(
     whole_scope=opts("--workspace --all-features --all-targets"),
     synonyms=(("--all", "--workspace"), ("--package", "-p"), ("--features", "-F")),
     neutral=opts("-q --quiet -v --verbose --locked --frozen --offline --release --color -j --jobs --no-fail-fast"),
+)
+
+
+CARGO_BUILD = Runner(
+    "cargo",
+    "build",
+    CARGO.value_options,
+    CARGO.narrowing_options,
+    positionals="never",
+    whole_scope=CARGO.whole_scope,
+    synonyms=CARGO.synonyms,
+    neutral=CARGO.neutral,
 )
 
 
@@ -40,19 +65,19 @@ def _cargo(tokens: tuple[str, ...]) -> Identification:
     if sub == "insta" and len(tokens) > 2 and tokens[2] == "test":
         if has(args, "--accept", "--review", "--accept-unseen") or has(args, "--force-update-snapshots"):
             return writes("`cargo insta test --accept/--review` rewrites snapshot files")
-        return Identified(CARGO, 3, "test", "cargo insta test")
+        return Identified(CARGO, 3, "test", "cargo insta test")  # insta's runner: cargo test (or nextest) underneath
     if sub == "insta" and len(tokens) > 2 and tokens[2] in ("accept", "review", "reject"):
         return writes(f"`cargo insta {tokens[2]}` rewrites snapshot files")
     if sub == "clippy":
         if has(args, "--fix"):
             return writes("`cargo clippy --fix` rewrites files")
-        return Identified(CARGO, 2, "lint", "cargo clippy")
+        return Identified(CARGO_BUILD, 2, "lint", "cargo clippy")
     if sub in ("build", "b"):
-        return Identified(CARGO, 2, "build", "cargo build")
+        return Identified(CARGO_BUILD, 2, "build", "cargo build")
     if sub in ("check", "c"):
-        return Identified(CARGO, 2, "typecheck", "cargo check")
+        return Identified(CARGO_BUILD, 2, "typecheck", "cargo check")
     if sub == "doc" or sub == "d":
-        return Identified(CARGO, 2, "build", "cargo doc")
+        return Identified(CARGO_BUILD, 2, "build", "cargo doc")
     if sub == "fmt":
         return formatter("cargo fmt", args[1:], check=("--check",), head=2)
     if sub == "fix":
@@ -61,14 +86,16 @@ def _cargo(tokens: tuple[str, ...]) -> Identification:
         return writes(f"`cargo {sub}` rewrites Cargo.lock or Cargo.toml")
     if sub in ("publish", "release", "yank", "owner"):
         return publishes(f"`cargo {sub}` publishes to crates.io")
-    if sub in ("install", "uninstall", "fetch", "binstall"):
-        return installs(f"`cargo {sub}` installs")
+    if sub in ("install", "uninstall", "binstall"):
+        return system(f"`cargo {sub}` installs software on the machine")
+    if sub == "fetch":
+        return installs("`cargo fetch` downloads the project's dependencies")
     if sub == "watch":
         return watches("`cargo watch` never finishes: a watcher is not a check")
     if sub in ("deny", "audit", "machete", "udeps", "semver-checks", "hack", "msrv", "shear"):
         if sub == "hack" and len(tokens) > 2:
             return _cargo(("cargo", *tokens[2:]))
-        return Identified(CARGO, 2, "lint", f"cargo {sub}")
+        return Identified(CARGO_BUILD, 2, "lint", f"cargo {sub}")
     if sub == "bench":
         return Identified(CARGO, 2, "test", "cargo bench")
     if sub == "miri" and len(tokens) > 2 and tokens[2] == "test":

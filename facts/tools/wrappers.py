@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from freshpass.facts.shell import is_assignment
 
-from .base import Invocation, Rejected, identify, opts
+from .base import Invocation, Rejected, identify, known_heads, opts, updating_assignment
 
 _opts = opts
 
@@ -69,6 +69,8 @@ def _resolve_program(word: str, root: Path | None) -> str:
     path = PurePosixPath(word)
     if path.parent.name in _BIN_DIRS:
         return path.name
+    if path.parent.name == "tools" and path.name in known_heads():
+        return path.name  # phive installs PHAR tools into tools/ (`./tools/phpstan`)
     if path.is_absolute():
         if root is not None:
             try:
@@ -102,6 +104,7 @@ _PNPM_VALUE = frozenset(
     {"-C", "--dir", "--filter", "-F", "--reporter", "--workspace-concurrency", "--loglevel", "--filter-prod"}
 )
 _YARN_VALUE = frozenset({"--cwd"})
+_BUN_VALUE = frozenset({"--filter", "-F", "--cwd", "--elide-lines"})
 MAKE_VALUE = frozenset({"-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs", "-l", "-I", "-o", "-W"})
 _JUST_VALUE = frozenset({"-f", "--justfile", "-d", "--working-directory", "--set", "--shell", "--dotenv-path"})
 _TASK_VALUE = frozenset({"-d", "--dir", "-t", "--taskfile", "-o", "--output", "-C", "--concurrency"})
@@ -133,6 +136,9 @@ def normalise(words: tuple[str, ...], cwd: Path | None, root: Path | None = None
     args = tuple(words)
     for _ in range(32):  # wrappers nest (`env X=1 timeout 60 uv run python -m pytest`); bounded by construction
         while args and is_assignment(args[0]):
+            updating = updating_assignment(args[0])
+            if updating is not None and len(args) > 1:
+                return Rejected(f"`{updating}` makes the run rewrite the files it checks against", writes=True)
             args = args[1:]
         if not args:
             return None
@@ -328,6 +334,18 @@ def normalise(words: tuple[str, ...], cwd: Path | None, root: Path | None = None
         if base == "bundle" and rest[:1] == ("exec",):
             args = rest[_skip_options(rest, 1, with_value=_opts("--gemfile")) :]
             continue
+        if base in ("nr", "nlx", "ni", "nci", "nun", "nu", "na"):
+            # @antfu/ni: the same commands through whichever package manager the project uses
+            if base == "nr":
+                if not rest:
+                    return Rejected("bare `nr` asks which script to run")
+                args = ("pnpm", "run", *rest)
+                break
+            if base == "nlx":
+                args = ("npx", *rest)
+                continue
+            args = ("npm", "install" if base != "nun" else "uninstall", *rest)
+            break
         package_runner = base in ("npx", "bunx", "pnpx", "uvx")
         if package_runner or (base in ("pnpm", "yarn", "npm", "bun") and rest[:1] in (("exec",), ("dlx",), ("x",))):
             start = 0 if package_runner else 1
@@ -367,7 +385,9 @@ def _package_and_task_runners(
     head, rest = args[0], args[1:]
     narrowing: list[str] = []  # wrapper options that select a part of a workspace (`pnpm --filter web`)
     if head in ("npm", "pnpm", "yarn", "bun", "composer"):
-        value_options = {"npm": _NPM_VALUE, "pnpm": _PNPM_VALUE, "yarn": _YARN_VALUE}.get(head, frozenset())
+        value_options = {"npm": _NPM_VALUE, "pnpm": _PNPM_VALUE, "yarn": _YARN_VALUE, "bun": _BUN_VALUE}.get(
+            head, frozenset()
+        )
         i = 0
         while i < len(rest) and rest[i].startswith("-") and rest[i] != "--":
             token = rest[i]
@@ -390,6 +410,12 @@ def _package_and_task_runners(
             return [Invocation(("bun", "test", *after), cwd, tuple(narrowing))]  # bun's own runner
         if sub in _NPM_RUN_WORDS or (head == "composer" and sub == "run"):
             script_index = _skip_options(after, 0, with_value=value_options)
+            for j in range(script_index):  # options between `run` and the script (`bun run --filter web lint`)
+                name, _eq, value = after[j].partition("=")
+                if name in ("--filter", "-F", "-w", "--workspace") and not value and j + 1 < script_index:
+                    narrowing.append(f"{name}={after[j + 1]}")
+                elif name in ("--filter", "-F", "-w", "--workspace"):
+                    narrowing.append(after[j])
             if script_index >= len(after):
                 return Rejected(f"`{head} {sub}` without a script only lists the scripts")
             script, after = after[script_index], after[script_index + 1 :]
