@@ -57,13 +57,19 @@ describe("initializationOptions", () => {
 describe("resolveServerCommand", () => {
   const base = { explicitlySet: false, home: "/home/me", workspaceFolder: "/work/project" };
 
-  it("defaults to freshpass serve", () => {
-    assert.deepEqual(resolveServerCommand({ ...base, configured: undefined }), {
+  it("runs the configured command (VS Code supplies package.json's default, freshpass serve)", () => {
+    assert.deepEqual(resolveServerCommand({ ...base, configured: ["freshpass", "serve"] }), {
       ok: true,
       program: "freshpass",
       args: ["serve"],
       origin: '"freshpass.server.command"',
     });
+  });
+
+  it("says how to recover when not even the default is there", () => {
+    const command = resolveServerCommand({ ...base, configured: undefined });
+    assert.equal(command.ok, false);
+    assert.match(!command.ok ? command.problem : "", /has no value, not even its default: reinstall/);
   });
 
   it("uses the Python interpreter setting when the command was left at its default", () => {
