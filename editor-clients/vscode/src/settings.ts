@@ -135,7 +135,8 @@ export function missingProgramMessage(command: { program: string; origin: string
     : `"${command.program}" was not found on PATH`;
   return (
     `freshpass: cannot start the language server: ${where} (from ${command.origin}). ` +
-    `Install freshpass (python3 -m pip install . in a freshpass checkout) or set "freshpass.server.command" to its full path, ` +
+    `Install freshpass into a virtualenv (python3 -m venv .venv && .venv/bin/pip install . in a freshpass checkout) ` +
+    `and set "freshpass.server.command" to its full path, ` +
     `for example ["/path/to/.venv/bin/freshpass", "serve"].`
   );
 }

@@ -180,6 +180,8 @@ describe("missingProgramMessage", () => {
     const onPath = missingProgramMessage({ program: "freshpass", origin: '"freshpass.server.command"' });
     assert.match(onPath, /"freshpass" was not found on PATH \(from "freshpass.server.command"\)/);
     assert.match(onPath, /set "freshpass.server.command" to its full path/);
+    // A virtualenv, never the system pip (which refuses installs on Debian and Ubuntu, PEP 668).
+    assert.match(onPath, /python3 -m venv \.venv && \.venv\/bin\/pip install \./);
     const absolute = missingProgramMessage({ program: "/nope/python", origin: '"python.defaultInterpreterPath"' });
     assert.match(absolute, /"\/nope\/python" does not exist or is not executable/);
   });
