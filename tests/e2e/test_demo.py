@@ -102,6 +102,7 @@ def test_the_first_quick_start_command_shows_fresh_stale_fresh_under_pep_668(tmp
     assert "passed (full)" in output[stale:], "fresh again after the edit is undone"
     assert re.search(r"done in \d+ s: fresh → stale → fresh", output)
     # The demo used a virtualenv made from the stand-in, never its system site.
+    assert f"home = {python.parent}" in (clone / ".cache" / "demo-venv" / "pyvenv.cfg").read_text()
     assert not list((python.parent.parent / "lib").glob("python3*/site-packages/freshpass*"))
     status = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, check=True)
     assert status.stdout == "", f"the demo dirtied the checkout:\n{status.stdout}"
