@@ -1,7 +1,7 @@
 """Classify a command line: is it evidence, of what, how wide, and did it pass (design §3).
 
 `classify()` is pure: it reads the line, the facts and (for scope) whether paths exist; it never runs anything.
-The steps follow the design: split the line (`freshpass.facts.shell`), track `cd` and `set -o pipefail`, decide
+The steps follow docs/design.md §3: split the line (`freshpass.facts.shell`), track `cd` and `set -o pipefail`, decide
 which exit status belongs to which command (attribution), normalise each simple command and match it against the
 facts' verify commands or the recognised runners (`freshpass.facts.tools`), then derive kind, scope and status.
 
