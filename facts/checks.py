@@ -32,8 +32,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
 from typing import cast
 
 from freshpass.facts.model import KINDS, Kind, Origin, ProjectFacts, SetAside, SetAsideReason, VerifyCommand
@@ -51,8 +51,10 @@ from freshpass.facts.tools import (
     name_stem,
     narrowing_of,
     script_kind,
+    suite_of,
 )
 from freshpass.facts.tools import normalise as normalise_words
+from freshpass.facts.tools.base import TEST_DIRS
 from freshpass.facts.tools.generic import is_plain_utility
 
 _TIERS: dict[Origin, int] = {"explicit": 0, "local": 1, "docs": 2, "tool": 3, "convention": 4, "ci": 5}
@@ -65,6 +67,9 @@ _EXACT_NAMES: dict[Kind, frozenset[str]] = {
         {"check", "checks", "all", "default", "verify", "ok", "ci", "precommit", "pre-commit", "validate"}
     ),
 }
+
+
+_UMBRELLAS = frozenset({"all", "default", "ok", "ci"})
 
 
 def _name_says(name: str) -> Kind | None:
@@ -92,8 +97,12 @@ _VARIABLE_NAME = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 # Directories a build or CI step creates: a check run there is not runnable on a fresh clone.
 _ARTEFACT_DIR = re.compile(r"(^|/)(dist|build|target|out|_build|site|coverage|\.tox|\.nox|node_modules)(/|$)")
 # What a body line holds that only its tool fills in (`{envtmpdir}`, `$(BINARY)`, `${{ matrix.x }}`).
+_BROWSER_SUITES = frozenset({"playwright test", "cypress run", "playwright run", "cypress test"})
+_CONTAINERS = re.compile(r"^(docker|podman|docker-compose|nerdctl|kubectl|vagrant|earthly)\b")
+# A run naming a workspace package (`bun run --filter web test`): freshpass reads it in that package.
+_WORKSPACE_FILTER = re.compile(r"(^|\s)(--filter|-F|--workspace|-w)(\s|=)")
 _PLACEHOLDERS = re.compile(r"\{[a-z_]+\}|\$\(|\$\{")
-_PLACEHOLDER = re.compile(r"<[A-Za-z][\w .-]*>|\.\.\.\s*$|\[[A-Z_]+\]")
+_PLACEHOLDER = re.compile(r"<[A-Za-z][\w .-]*>|\.\.\.\s*$|\[[A-Za-z_-]+\]")
 
 
 # -- canonical forms -----------------------------------------------------------------------------------------------
@@ -148,12 +157,16 @@ def canonical_tokens(tokens: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _relative(cwd: Path | None, root: Path) -> str | None:
+    """`cwd` relative to `root` in POSIX form (both normalised), None when unknown or outside."""
     if cwd is None:
         return None
-    try:
-        return cwd.relative_to(root).as_posix() or "."
-    except ValueError:
+    here, base = os.fspath(cwd), os.fspath(root)
+    if here == base:
+        return "."
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if not here.startswith(prefix):
         return None
+    return here[len(prefix) :].replace(os.sep, "/")
 
 
 # -- reading bodies ------------------------------------------------------------------------------------------------
@@ -172,6 +185,7 @@ class Run:
     reference: bool = False  # an entry point it runs (`make lint`), whose own body is read too
     depth: int = 0  # 0: written in the body itself; more: inside an entry point it runs
     named: bool = False  # its kind comes only from a name (`sh check.sh`): weaker than the runner's own name
+    covers: frozenset[Kind] = frozenset()  # kinds an umbrella runs too (`gradle check` runs the tests)
 
 
 @dataclass
@@ -215,17 +229,6 @@ def _worse(current: NotEvidence | None, found: NotEvidence) -> NotEvidence:
     return current
 
 
-_GENERIC_RUNNERS = frozenset({"lint", "typecheck", "test", "script", "task", "build", "bundle", "make", "nx", "turbo"})
-
-
-def _suite(found: Identified) -> str:
-    """What a tool run is a run of: the runner's own suite for specific runners (`cargo test` and `cargo nextest
-    run` both run cargo's tests), the tool itself for the shared ones (flake8 and pylint are two checks)."""
-    if found.runner.name in _GENERIC_RUNNERS:
-        return found.label
-    return f"{found.runner.name}:{found.kind}"
-
-
 # Variables that change how a run looks or where it caches, not what it checks.
 _BENIGN_VARIABLES = frozenset(
     {
@@ -254,6 +257,7 @@ class Reader:
     def __init__(self, c: Collector) -> None:
         self.c = c
         self.root = Path(os.path.normpath(c.root))
+        self._parsed: dict[tuple[str, str], list[tuple[Invocation | None, ScriptCommand, Rejected | None]]] = {}
         self.entries: dict[Key, EntryPoint] = {}
         for entry in c.entry_points:
             for key in self.keys_of(entry.command, entry.cwd):
@@ -279,7 +283,16 @@ class Reader:
             if invocation is not None:
                 yield invocation, command
 
-    def _invocations(self, text: str, cwd: str) -> Iterable[tuple[Invocation | None, ScriptCommand, Rejected | None]]:
+    def _invocations(self, text: str, cwd: str) -> list[tuple[Invocation | None, ScriptCommand, Rejected | None]]:
+        """What a line runs, read once per (line, place): the same bodies are reached from many entry points."""
+        found = self._parsed.get((text, cwd))
+        if found is None:
+            found = self._parsed[(text, cwd)] = list(self._read_invocations(text, cwd))
+        return found
+
+    def _read_invocations(
+        self, text: str, cwd: str
+    ) -> Iterable[tuple[Invocation | None, ScriptCommand, Rejected | None]]:
         directory: Path | None = Path(os.path.normpath(self.root / cwd))
         for command in script_commands(text):
             argv = command.argv
@@ -386,7 +399,8 @@ class Reader:
         interpreted = os.path.splitext(rel)[1] in (".rb", ".py", ".js", ".mjs", ".cjs", ".ts", ".pl", ".php", ".lua")
         shell = not interpreted and (not first.startswith("#!") or any(s in first for s in ("sh", "bash", "zsh")))
         found = identify((program,))
-        plain = isinstance(found, Identified) and _plain_name(name_stem(program), found.kind)
+        in_tests = bool(TEST_DIRS.intersection(Path(rel).parts[:-1]))  # `test/runner.rb`: a script of the suite
+        plain = isinstance(found, Identified) and (_plain_name(name_stem(program), found.kind) or in_tests)
         kind = found.kind if isinstance(found, Identified) and not shell and plain else None
         entry = EntryPoint(program, cwd, rel, (text,) if shell else None, name_stem(program), kind)
         self.entries[(cwd, (program,))] = entry
@@ -419,6 +433,8 @@ class Reader:
             found = self._entry(key) if key is not None and key not in skip and depth < _MAX_DEPTH else None
             if found is not None and key is not None:
                 entry, extra = found
+                if "--" in tokens and not extra:
+                    extra = tokens[tokens.index("--") :]  # `nox -s tests -- -k x`: the key leaves the person's own out
                 if entry.body is None and entry.kind is None and self._told_to_write(tokens, command, into):
                     continue
                 self._read_reference(entry, extra, key, command, exported, into, skip, depth, ci)
@@ -440,8 +456,10 @@ class Reader:
                     narrowing.reasons.clear()
                 env = _env_dependent(command, exported)
                 if key is not None:
-                    run = Run(key, identified.kind, _suite(identified), command.text, not narrowing, env, False, depth)
-                    into.runs.append(run)
+                    run = Run(
+                        key, identified.kind, suite_of(identified), command.text, not narrowing, env, False, depth
+                    )
+                    into.runs.append(replace(run, covers=identified.covers) if identified.covers else run)
                 continue
             if (tokens and is_plain_utility(tokens[0])) or argv[:1] in (("set",), ("source",), (".",), ("exit",)):
                 continue
@@ -457,13 +475,69 @@ class Reader:
         into.effect = _worse(into.effect, NotEvidence(f"`{command.text}` {_DOING[said]}", cast(Effect, said)))
         return True
 
+    def args_target(self, candidate: Candidate, depth: int = 0) -> str:
+        """The command a run's extra arguments reach: a package script's (and composer, hatch, pdm, just) last
+        command, following scripts it runs; a tox env's or nox session's test command (`-- ARGS`); a script's
+        command that passes `$@` on. Empty when arguments reach nothing known."""
+        if candidate.body is None or depth > _MAX_DEPTH:
+            return ""
+        head = candidate.command.split()[:1]
+        appends = head and head[0] in ("npm", "pnpm", "yarn", "bun", "composer", "hatch", "pdm", "just", "deno")
+        posargs = head and head[0] in ("tox", "nox")
+        last: tuple[Invocation, ScriptCommand] | None = None
+        for text in candidate.body:
+            for invocation, command in self.invocations(text, candidate.cwd):
+                if any(w.text in ("$@", "$*", "${@}") or "$@" in w.text for w in command.words[1:]):
+                    return self._receiver(invocation, depth)
+                if posargs and not isinstance(identify(invocation.tokens), Identified):
+                    continue
+                last = (invocation, command)
+        if last is None or not (appends or posargs):
+            return ""
+        return self._receiver(last[0], depth)
+
+    def _receiver(self, invocation: Invocation, depth: int) -> str:
+        rel = _relative(invocation.cwd, self.root)
+        found = self._entry((rel, canonical_tokens(invocation.tokens))) if rel is not None else None
+        if found is not None and found[0].body is not None:
+            entry = found[0]
+            inner = Candidate(entry.command, entry.cwd, entry.source, "local", name=entry.name, body=entry.body)
+            return self.args_target(inner, depth + 1) or join_words(list(invocation.tokens))
+        return join_words(list(invocation.tokens))
+
+    def _narrows(self, entry: EntryPoint, extra: tuple[str, ...]) -> bool:
+        """Do the arguments a run adds to an entry point (`nox -s tests -- tests/unit`) narrow what it runs?"""
+        passed = extra[1:] if extra[:1] == ("--",) else extra
+        if entry.body is None:
+            return bool(passed)
+        target = self.args_target(Candidate(entry.command, entry.cwd, entry.source, "local", body=entry.body))
+        commands = script_commands(target) if target else []
+        found = identify(commands[0].argv) if commands else None
+        if not isinstance(found, Identified):
+            return any(not t.startswith("-") for t in passed)
+        cwd = Path(os.path.normpath(self.root / entry.cwd))
+        return bool(narrowing_of(passed, found, cwd, self.root))
+
     def _whole_suite(self, cwd: str, found: Identified, reasons: list[str]) -> bool:
-        """`pytest tests` where pytest's `testpaths` is `tests`: the arguments name the whole configured suite."""
-        if found.runner.name != "pytest":
-            return False
-        testpaths = self.c.tool_settings.get(f"{cwd}:pytest.testpaths") or []
+        """Do the arguments name the whole suite? `pytest tests` where pytest's `testpaths` is `tests`; a test
+        runner given the one conventional test directory there is (`vusted ./test` next to no `spec/`)."""
         named = [r.split(" ", 1)[1].strip("/").removeprefix("./") for r in reasons if r.startswith("argument ")]
-        return bool(testpaths) and len(named) == len(reasons) and sorted(named) == sorted(testpaths)
+        if not named or len(named) != len(reasons):
+            return False
+        if found.runner.name == "pytest":
+            testpaths = self.c.tool_settings.get(f"{cwd}:pytest.testpaths") or []
+            if testpaths:
+                return sorted(named) == sorted(testpaths)
+        if found.kind != "test" or len(named) != 1 or named[0] not in TEST_DIRS:
+            return False
+        return self._test_dirs(cwd) == {named[0]}
+
+    def _test_dirs(self, cwd: str) -> set[str]:
+        try:
+            base = self.root / cwd
+            return {name for name in TEST_DIRS if (base / name).is_dir() and not (base / name).is_symlink()}
+        except OSError:
+            return set()
 
     def _read_reference(
         self,
@@ -488,7 +562,8 @@ class Reader:
             kind = named.kind if _plain_name(entry.name, named.kind) else None
         if kind is not None and not command.failure_ignored and not destructive:
             env = _env_dependent(command, exported)
-            into.runs.append(Run(key, kind, " ".join(key[1][:3]), command.text, True, env, True, depth, by_name))
+            full = not extra or not self._narrows(entry, extra)
+            into.runs.append(Run(key, kind, " ".join(key[1][:3]), command.text, full, env, True, depth, by_name))
         elif not kinds and not inner.runs and entry.body is None:
             into.unknown.append(command.text)
 
@@ -502,6 +577,9 @@ class Reader:
         if entry.body is None:
             if entry.kind is None:
                 analysis.unknown.append(entry.command)
+            elif entry.suite:
+                # a library's task (`Rake::TestTask`) runs a known tool over files it configures: that suite, whole
+                analysis.runs.append(Run(key, entry.kind, entry.suite, entry.command, True, False, False, depth + 1))
         else:
             body = list(entry.body)
             if extra and body and key[1][:1] == ("<package-script>",):
@@ -554,9 +632,12 @@ class Reader:
 
 
 def _plain_name(name: str, kind: Kind) -> bool:
-    """A name that says its kind plainly (`test`, `tests`, `lint`, `test-all`), not a variant (`cov:mac`)."""
+    """A name that says its kind plainly (`test`, `tests`, `lint`, `test-all`), not a variant (`cov:mac`) nor an
+    umbrella that says nothing of what it does (`all`, `default`)."""
     lowered = name.lower()
     stem = name_stem(lowered) if lowered else ""
+    if lowered in _UMBRELLAS or stem in _UMBRELLAS:
+        return False
     if lowered in _EXACT_NAMES[kind] or stem in _EXACT_NAMES[kind]:
         return True
     return kind == "test" and re.fullmatch(r"(run[_-]?)?tests?([_:-](all|suite|unit))?", stem) is not None
@@ -577,6 +658,16 @@ class Decided:
     docs: int | None = None  # position of its first mention in the contributor docs
     ci_runs: list[str] = field(default_factory=list)  # CI sources that run it
     weak: bool = False  # only its name says it is a check (its body is unreadable or says nothing)
+
+    @property
+    def heavy(self) -> bool:
+        """It runs the checks inside containers (`docker compose exec backend pytest`) or drives a browser against
+        a running app (`playwright test`): it needs a container engine or a browser and a server, which many
+        machines (and agents' sandboxes) do not have. Ranked after a check that needs neither."""
+        if any(_CONTAINERS.match(line) for line in self.analysis.unknown):
+            return True
+        suites = {r.suite for r in self.analysis.runs if not r.reference}
+        return bool(suites) and suites <= _BROWSER_SUITES
 
     @property
     def tier(self) -> int:
@@ -615,7 +706,9 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
     if candidate.kind is not None:
         decided.kind = candidate.kind
     elif known:
-        decided.kind = said if said in known else (known[0] if len(known) == 1 else "check")
+        # what its tools are, and what the entry points it runs are called (`rake spec` beside rubocop)
+        kinds = list(dict.fromkeys([*known, *analysis.kinds()]))
+        decided.kind = said if said in kinds else (kinds[0] if len(kinds) == 1 else "check")
         mute = candidate.name and said is None and script_kind(candidate.name) is None and not candidate.default
         if mute and candidate.origin == "local" and (analysis.unknown or len({r.key for r in analysis.runs}) > 1):
             # `perf`: a build, then a benchmark — its name says no check, and it does more than one
@@ -626,13 +719,20 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
         # check; a variant (`cov:mac`, `build:validation`) is weak: never proposed on a name alone.
         named = analysis.kinds()
         by_name = script_kind(candidate.name) if candidate.name else None
-        if by_name in ("writes", "publishes", "watches"):
+        umbrella = bool(candidate.name) and name_stem(candidate.name.lower()) in _UMBRELLAS
+        if named and (said not in KINDS or umbrella) and by_name is None:
+            decided.kind = named[0] if len(named) == 1 else "check"  # `default: spec rubocop`: what it runs says
+            decided.weak = not all(r.depth == 0 and r.reference for r in analysis.runs)
+        elif by_name in ("writes", "publishes", "watches"):
             what = {"writes": "rewrites files", "publishes": "publishes", "watches": "never finishes"}[by_name]
             reason = f"its name says it {what}, and its body does not show otherwise"
             decided.set_aside = (cast(SetAsideReason, by_name), reason)
         elif said in KINDS:
             decided.kind = cast(Kind, said)
-            decided.weak = not _plain_name(candidate.name, decided.kind)
+            # a variant's name (`prism_spec`) is enough when what it runs is the plainly named check of that kind
+            # (`PARSER_ENGINE=parser_prism rake spec`): that check, run another way
+            runs_check = any(r.reference and r.depth == 0 and r.kind == decided.kind for r in analysis.runs)
+            decided.weak = not _plain_name(candidate.name, decided.kind) and not runs_check
         elif named:
             decided.kind = named[0] if len(named) == 1 else "check"
             decided.weak = True
@@ -698,11 +798,17 @@ def _group_rank(group: Group) -> tuple[int, ...]:
     docs = min((m.docs for m in group.members if m.docs is not None), default=None)
     ci = any(m.ci_runs for m in group.members)
     tier = min(m.tier for m in group.members)
+    # Named by the docs at all counts first; where in which document is only a late tie-break (two sub-projects'
+    # READMEs have no order between them).
     return (
         1 if group.weak else 0,
+        1 if all(m.heavy for m in group.members) else 0,
+        0 if docs is not None and docs < 0 else 1,  # what the docs call the full suite
+        0 if group.cwd == "." else 1,  # the root's own check before a sub-project's
         tier,
-        docs if docs is not None else 1_000_000,
+        0 if docs is not None else 1,  # named by the docs
         best[2],
+        docs if docs is not None else 1_000_000,  # the docs' order: contributor docs first, then READMEs
         0 if ci else 1,
         *best[4:],
     )
@@ -776,13 +882,17 @@ def group(decided: list[Decided]) -> tuple[list[Group], list[Decided]]:
     for index, item in enumerate(items):
         if item.candidate.origin not in ("tool", "convention", "docs"):
             continue
+        if any(r.reference and r.depth == 0 for r in item.analysis.runs):
+            continue  # it names an entry point (`pnpm run test-unit`): that entry point is the check, not a suite
         suite = _suite_of(item)
         if suite is None:
             continue
         hosts = [
             (j, run)
             for j, other in enumerate(items)
-            if other.tier < item.tier and other.kind == item.kind and other.candidate.cwd == item.candidate.cwd
+            if (other.tier < item.tier or (other.tier == item.tier and j < index and item.tier == _TIERS["docs"]))
+            and other.kind == item.kind
+            and other.candidate.cwd == item.candidate.cwd
             for run in other.analysis.runs
             if not run.reference and run.suite == suite and run.key[0] == item.candidate.cwd
         ]
@@ -806,17 +916,37 @@ def group(decided: list[Decided]) -> tuple[list[Group], list[Decided]]:
     return list(groups.values()), set_aside
 
 
+def _releasing_context(ci: StepContext | None) -> str:
+    """The job or workflow a CI step belongs to, when its name says it releases or deploys (`deploy`,
+    `publish-docs.yml`)."""
+    if ci is None:
+        return ""
+    workflow = PurePosixPath(ci.workflow).stem
+    if ci.job and script_kind(ci.job) == "publishes":
+        return f"the `{ci.job}` job"
+    if script_kind(workflow) == "publishes":
+        return f"the `{workflow}` workflow"
+    return ""
+
+
+def _places_above(cwd: str) -> list[str]:
+    """`a/b` → `a/b`, `a`, `.`: a place and the directories that hold it, nearest first."""
+    parts = [] if cwd in (".", "") else cwd.split("/")
+    return ["/".join(parts[:i]) for i in range(len(parts), 0, -1)] + ["."]
+
+
 def _single_run(decided: Decided) -> Run | None:
-    """The one full check of its own kind a body runs (directly, not an entry point's inner commands)."""
-    runs = [r for r in decided.analysis.runs if r.kind == decided.kind and r.depth == 0]
-    if len({r.key for r in runs}) != 1:
+    """The one full check a body runs (directly, not an entry point's inner commands), of its own kind and
+    nothing else besides (`ok: lint && test` is not `lint`)."""
+    runs = [r for r in decided.analysis.runs if r.depth == 0]
+    if len({r.key for r in runs}) != 1 or runs[0].kind != decided.kind:
         return None
     run = runs[0]
     return run if run.full and not run.env_dependent else None
 
 
 def _suite_of(decided: Decided) -> str | None:
-    runs = [r for r in decided.analysis.runs if not r.reference]
+    runs = [r for r in decided.analysis.runs if not r.reference and r.depth == 0]
     suites = {r.suite for r in runs}
     return runs[0].suite if len(suites) == 1 else None
 
@@ -831,17 +961,19 @@ def _parts(groups: list[Group]) -> list[Group]:
     """Groups another group of the same kind runs together with more checks of that kind (`pnpm test-unit` run by
     `pnpm test`, `rake spec:unit` run by the default task): narrower parts of that check."""
     parts: list[Group] = []
-    for candidate in groups:
-        keys = candidate.keys()
-        own = _direct_runs(candidate)
-        for other in groups:
-            if other is candidate or other.kind != candidate.kind or other in parts:
+    taken: set[int] = set()
+    keys = [g.keys() for g in groups]
+    direct = [_direct_runs(g) for g in groups]
+    runs_of = [{(r.key, r.kind) for m in g.members for r in m.analysis.runs} for g in groups]
+    for i, candidate in enumerate(groups):
+        for j, other in enumerate(groups):
+            if i == j or other.kind != candidate.kind or j in taken:
                 continue
-            runs = {r.key for m in other.members for r in m.analysis.runs if r.kind == candidate.kind}
-            theirs = _direct_runs(other)
+            runs = {key for key, kind in runs_of[j] if kind == candidate.kind}
             # it runs this check and more; or this one runs a part of what it runs (`spec` ⊂ `all_specs`)
-            if (runs & keys and runs - keys - other.keys()) or (own and theirs and own < theirs):
+            if (runs & keys[i] and runs - keys[i] - keys[j]) or (direct[i] and direct[j] and direct[i] < direct[j]):
                 parts.append(candidate)
+                taken.add(i)
                 for member in candidate.members:
                     member.set_aside = ("narrower", f"a part of `{other.best().candidate.command}`")
                 break
@@ -879,9 +1011,10 @@ def decide_checks(c: Collector, packages: Iterable[str]) -> Outcome:
             set_aside.append(member)
 
     # CI: corroborate local checks, set aside what is narrower or CI-only, fall back for kinds nothing local has.
-    provisional = ProjectFacts(root=str(reader.root), verify_commands=_to_commands(groups))
+    provisional = ProjectFacts(root=str(reader.root), verify_commands=_to_commands(groups, reader, provisional=True))
     ci_decided = [decide(reader, step) for candidate in ci for step in _ci_steps(reader, candidate)]
-    local_kinds = {g.kind: g for g in sorted(groups, key=_group_rank)[::-1]}
+    # the local check of each kind at each place: a CI step stands in only where nothing local checks that kind
+    local_kinds = {(g.kind, g.cwd): g for g in sorted(groups, key=_group_rank)[::-1]}
     fallback: list[Decided] = []
     for item in ci_decided:
         if item.kind is None and item.set_aside is None:
@@ -904,10 +1037,27 @@ def decide_checks(c: Collector, packages: Iterable[str]) -> Outcome:
                     continue
         if item.set_aside is not None:
             continue
-        local_check = local_kinds.get(cast(Kind, item.kind))
+        releasing = _releasing_context(item.candidate.ci)
+        if releasing:
+            item.set_aside = ("ci-only", f"a step of {releasing}, which publishes: not a check a contributor runs")
+            continue
+        local_check = next(
+            (
+                local_kinds[(cast(Kind, item.kind), place)]
+                for place in _places_above(item.candidate.cwd)
+                if (item.kind, place) in local_kinds
+            ),
+            None,
+        )
         if local_check is not None:
             command = local_check.best().candidate.command
             item.set_aside = ("ci-only", f"a CI step; the project's local {item.kind} check is `{command}`")
+            continue
+        own = [r for r in item.analysis.runs if r.kind == item.kind and r.depth == 0 and not r.reference]
+        if item.kind == "test" and own and not any(r.full for r in own):
+            # `pytest tests/test_api.py` in a job: a part of a suite nothing local declares, not the check (a
+            # linter given the source directory, `mypy src`, is that check)
+            item.set_aside = ("narrower", f"a CI step that runs a part of the suite (`{own[0].text}`)")
             continue
         fallback.append(item)
     if fallback:
@@ -915,19 +1065,22 @@ def decide_checks(c: Collector, packages: Iterable[str]) -> Outcome:
         groups.extend(extra)
         set_aside.extend(more_aside)
 
-    # Packages: their own checks count for a kind the root declares nothing for.
-    root_kinds = {g.kind for g in groups if g.cwd == "." and g.best().candidate.origin != "ci"}
+    # Packages: their own checks count for a kind the root declares nothing for that runs them.
     checks: list[Group] = []
     for found in sorted(groups, key=_group_rank):
-        if found.cwd != "." and found.kind in root_kinds and _in_package(found.cwd, package_dirs):
+        covering = _covering(found, groups) if _in_package(found.cwd, package_dirs) else None
+        if covering is not None:
+            command = covering.best().candidate.command
             for member in found.members:
-                member.set_aside = ("package", f"a package's own check; the root's {found.kind} check covers it")
+                member.set_aside = ("package", f"a package's own check; the root's `{command}` runs it")
                 set_aside.append(member)
             continue
         checks.append(found)
-    commands = _to_commands(checks)
+    commands = _to_commands(checks, reader)
+    listed = {id(item) for item in set_aside}
     for candidate in [*decided, *ci_decided]:
-        if candidate.set_aside is not None and candidate not in set_aside:
+        if candidate.set_aside is not None and id(candidate) not in listed:
+            listed.add(id(candidate))
             set_aside.append(candidate)
     return Outcome(commands, _set_aside_json(set_aside))
 
@@ -949,6 +1102,27 @@ def _ci_steps(reader: Reader, candidate: Candidate) -> list[Candidate]:
     return steps
 
 
+# Runners that run a script in every package of a workspace.
+_RECURSIVE = re.compile(
+    r"(^|\s)(-r|--recursive|--workspaces|-ws|run-many|foreach|--filter(=|\s)['\"]?\*)(\s|$)|^(turbo|lerna|nx) "
+)
+
+
+def _covering(package_check: Group, groups: list[Group]) -> Group | None:
+    """The root's local check of the same kind that runs this package's check: by name, or by running the
+    script in every package (`pnpm -r test`, `turbo run test`, `yarn workspaces foreach run test`)."""
+    keys = package_check.keys()
+    for root in groups:
+        if root.cwd != "." or root.kind != package_check.kind or root.best().candidate.origin == "ci":
+            continue
+        runs = [r for m in root.members for r in m.analysis.runs]
+        if any(r.key in keys for r in runs) or any(_RECURSIVE.search(r.text) for r in runs):
+            return root
+        if any(_RECURSIVE.search(line) for m in root.members for line in m.candidate.body or ()):
+            return root
+    return None
+
+
 def _in_package(cwd: str, packages: set[str]) -> bool:
     return any(cwd == p or cwd.startswith(p + "/") for p in packages)
 
@@ -960,7 +1134,27 @@ def _group_of(groups: list[Group], source: str | None, kind: Kind | None) -> Gro
     return None
 
 
-def _to_commands(groups: list[Group]) -> list[VerifyCommand]:
+def _documented_umbrella(groups: list[Group]) -> Group | None:
+    """A check the contributor docs name that runs the tests among other things (`./gradlew clean check`), when
+    the docs name no test-only command: for the docs it *is* how the tests are run."""
+    tests = [g for g in groups if g.kind == "test"]
+    if any(m.docs is not None for g in tests for m in g.members):
+        return None
+    for candidate in sorted(groups, key=_group_rank):
+        if candidate.kind != "check" or not any(m.docs is not None for m in candidate.members):
+            continue
+        runs = [r for m in candidate.members for r in m.analysis.runs]
+        if any(r.kind == "test" or "test" in r.covers for r in runs):
+            return candidate
+    return None
+
+
+def _to_commands(groups: list[Group], reader: Reader, *, provisional: bool = False) -> list[VerifyCommand]:
+    """The checks in rank order (the first of each kind is the primary). `provisional`: only for classifying CI
+    steps against them, so what a run's extra arguments reach is not worked out."""
+    umbrella = _documented_umbrella(groups)
+    if umbrella is not None:
+        groups = [g if g is not umbrella else Group(g.members, "test") for g in groups]
     ordered = sorted(groups, key=_group_rank)
     primaries: list[Group] = []
     rest: list[Group] = []
@@ -968,10 +1162,10 @@ def _to_commands(groups: list[Group]) -> list[VerifyCommand]:
         (rest if any(p.kind == candidate.kind for p in primaries) else primaries).append(candidate)
     primaries.sort(key=lambda g: KINDS.index(g.kind))
     rest.sort(key=lambda g: (KINDS.index(g.kind), _group_rank(g)))
-    return [_command(g) for g in (*primaries, *rest)]
+    return [_command(g, reader, provisional=provisional) for g in (*primaries, *rest)]
 
 
-def _command(group_: Group) -> VerifyCommand:
+def _command(group_: Group, reader: Reader, *, provisional: bool = False) -> VerifyCommand:
     members = sorted(group_.members, key=_rank)
     best = members[0]
     cwd = best.candidate.cwd
@@ -981,7 +1175,7 @@ def _command(group_: Group) -> VerifyCommand:
         for spelling in (member.candidate.command, *member.candidate.spellings):
             spellings.append(_from(cwd, member.candidate.cwd, spelling))
         run = _single_run(member)
-        if run is not None and not _PLACEHOLDERS.search(run.text):
+        if run is not None and not _PLACEHOLDERS.search(run.text) and not _WORKSPACE_FILTER.search(run.text):
             spellings.append(_from(cwd, run.key[0], run.text))
         for source in (member.candidate.source, *member.ci_runs):
             if source != best.candidate.source and source not in also:
@@ -999,6 +1193,14 @@ def _command(group_: Group) -> VerifyCommand:
     origin = (
         declared.candidate.origin if best.candidate.origin == "docs" and declared is not None else best.candidate.origin
     )
+    suites = sorted(
+        {
+            r.suite
+            for m in members
+            for r in m.analysis.runs
+            if not r.reference and r.key[0] == cwd and (r.kind == group_.kind or group_.kind in r.covers)
+        }
+    )
     return VerifyCommand(
         command=primary,
         kind=group_.kind,
@@ -1007,6 +1209,8 @@ def _command(group_: Group) -> VerifyCommand:
         equivalents=equivalents,
         origin=origin,
         also=tuple(also),
+        suites=tuple(suites),
+        args_to=reader.args_target(best.candidate) if best.candidate.command == primary and not provisional else "",
     )
 
 
@@ -1037,17 +1241,20 @@ def _docs_candidates(c: Collector, reader: Reader) -> list[Decided]:
     """Contributor docs' command lines that run a full check: each lifts the entry point it names, or becomes a
     candidate of its own (spelled as its check run is written) when no entry point is that command."""
     out: list[Decided] = []
-    for line, source, position in c.docs:
+    for line, source, position, cwd in c.docs:
         if EXPRESSION.search(line) or _PLACEHOLDER.search(line):
             continue
-        probe = decide(reader, Candidate(line, ".", source, "docs", body=(line,)))
+        probe = decide(reader, Candidate(line, cwd, source, "docs", body=(line,)))
         if probe.kind is None or probe.set_aside is not None or probe.analysis.unknown:
             continue
         runs = [r for r in probe.analysis.runs if r.depth == 0]
         if len(runs) != 1 or not runs[0].full:
             continue  # a narrowed example (`pytest tests/test_x.py`), or several commands at once
         run = runs[0]
-        candidate = Candidate(run.text, run.key[0], source, "docs", body=(run.text,))
+        named = reader._entry(run.key) if run.reference else None
+        # naming an entry point (`nr test-e2e`) is naming that check: it takes the entry point's name and kind
+        name = named[0].name if named is not None else ""
+        candidate = Candidate(run.text, run.key[0], source, "docs", name=name, body=(run.text,))
         item = decide(reader, candidate)
         if item.kind is None or item.set_aside is not None:
             continue

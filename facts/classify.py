@@ -16,7 +16,6 @@ import functools
 import json
 import os
 import re
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from freshpass.facts.shell import (
     ShellSyntaxError,
     SimpleCommand,
     Subshell,
+    is_assignment,
     join_words,
     parse_line,
     simple_commands,
@@ -45,6 +45,7 @@ from freshpass.facts.tools import (
     normalise,
     positional_indexes,
     ran_no_tests,
+    suite_of,
 )
 
 __all__ = ["Classification", "Match", "classify", "ran_no_tests", "targeted_command_for"]
@@ -198,6 +199,11 @@ def _synonymous(tokens: tuple[str, ...], runner: Identified | None) -> tuple[str
     return tuple(out)
 
 
+def _is_script(tokens: tuple[str, ...]) -> bool:
+    """`npm run X`, `pnpm run X`, `yarn run X`, `bun run X`: the package's script, run by any manager."""
+    return len(tokens) >= 3 and tokens[0] in ("npm", "pnpm", "yarn", "bun") and tokens[1] == "run"
+
+
 # Task runners whose bare form runs a default target: a name after them is another target.
 _DEFAULT_GOAL_RUNNERS = frozenset({"make", "gmake", "just", "task", "rake", "mage", "invoke", "inv"})
 
@@ -207,8 +213,8 @@ def _approved_trailing(declared: Invocation, run: Invocation, runner: Identified
 
     Design §3.4: the run's leading non-option tokens equal the declared ones, every declared token appears, and
     options may sit anywhere (`go test -v ./...` matches `go test ./...`); option synonyms are one option."""
-    if run.tokens[:1] != declared.tokens[:1]:
-        return None  # a different program, whatever its arguments
+    if run.tokens[:1] != declared.tokens[:1] and not (_is_script(run.tokens) and _is_script(declared.tokens)):
+        return None  # a different program, whatever its arguments (a package script is one, whichever manager)
     if (
         len(declared.tokens) == 1
         and declared.tokens[0] in _DEFAULT_GOAL_RUNNERS
@@ -218,6 +224,8 @@ def _approved_trailing(declared: Invocation, run: Invocation, runner: Identified
     spec = runner.runner if runner else None
     declared_tokens = _synonymous(declared.tokens, runner)
     run_tokens = _synonymous(run.tokens, runner)
+    if _is_script(run_tokens) and _is_script(declared_tokens):
+        run_tokens, declared_tokens = ("<pm>", *run_tokens[1:]), ("<pm>", *declared_tokens[1:])
     declared_positionals = [declared_tokens[i] for i in positional_indexes(declared_tokens, spec)]
     run_positionals = [run_tokens[i] for i in positional_indexes(run_tokens, spec)]
     if run_positionals[: len(declared_positionals)] != declared_positionals:
@@ -501,7 +509,8 @@ def _walk_simple(
     walk = _Walk()
     if state.apply_builtin(command):
         return walk
-    if command.words[0].expands:
+    program = next((w for w in command.words if w.quoted or not is_assignment(w.text)), None)
+    if program is None or program.expands:  # `$CMD …`: what runs is unknown (`X=$(pwd) pytest` is pytest)
         context.heads.append(str(command))
         return walk
     result = normalise(command.argv, state.cwd, context.root)
@@ -647,14 +656,22 @@ def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path |
     if best is not None:
         candidate, trailing = best
         spelled = candidate.invocations[0]
-        narrowing = narrowing_of(trailing, arguments_of or _identified(spelled.tokens), invocation.cwd, root).reasons
+        command = candidate.command
+        passed = trailing[1:] if trailing[:1] == ("--",) else trailing
+        writer = next((t for t in passed if t.split("=", 1)[0] in _WRITER_FLAGS), None)
+        if writer is not None:
+            return NotEvidence(f"`{writer}` makes `{command.command}` rewrite files", "writes")
+        receiver = _receiver(command, passed) if passed and not narrower else None
+        if isinstance(receiver, NotEvidence):
+            return receiver  # `npm test -- -u` hands `-u` to jest: it rewrites snapshots
+        reading = receiver if receiver is not None else arguments_of or _identified(spelled.tokens)
+        narrowing = narrowing_of(passed if receiver is not None else trailing, reading, invocation.cwd, root).reasons
         narrowing += [f"option {a}" for a in invocation.wrapper_args if a not in spelled.wrapper_args]
         if narrower:
             missing = [t for t in spelled.tokens if t not in invocation.tokens]
             narrowing.insert(0, "without " + " ".join(missing) if missing else "a narrower run")
         if candidate.role == "part":
             narrowing.insert(0, f"a part of the project (`{candidate.command.command}`)")
-        command = candidate.command
         extra = list(trailing)
         if extra and _is_npm_script(spelled.tokens) and "--" not in command.command.split():
             extra = ["--", *extra]
@@ -672,6 +689,24 @@ def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path |
             runner=runner.label if runner else command.command,
             narrowed_by=tuple(narrowing),
         )
+    suite_check = _suite_check(runner, invocation, declared) if runner is not None else None
+    if suite_check is not None and runner is not None:
+        # `pytest tests/test_x.py` where `make test` runs pytest: the project's own suite, on a part of it.
+        # The whole suite by another runner of it (`cargo nextest run` where the check is `cargo test`) is the check.
+        args = invocation.tokens[runner.head :]
+        narrowing = narrowing_of(args, arguments_of, invocation.cwd, root).reasons
+        whole = not narrowing and not invocation.wrapper_args and _bare_suite(suite_check, runner, args, declared, root)
+        return Match(
+            canonical_command=_display(invocation.tokens),
+            approved=True,
+            kind=suite_check.kind,
+            scope="full" if whole else "targeted",
+            cwd=cwd_text,
+            source=suite_check.source or None,
+            args=args,
+            runner=runner.label,
+            narrowed_by=() if whole else (f"{runner.label} directly, not `{suite_check.command}`", *narrowing),
+        )
     if runner is None:
         return None
     args = invocation.tokens[runner.head :]
@@ -688,6 +723,69 @@ def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path |
         runner=runner.label,
         narrowed_by=("not one of the project's verify commands", *narrowing),
     )
+
+
+# Flags that turn a check into a writer, whatever tool they reach (`spin lint --fix`, `make test -- --update`).
+_WRITER_FLAGS = frozenset(
+    {"--fix", "--write", "--apply", "--update-snapshots", "--snapshot-update", "--accept", "--bless", "--overwrite"}
+)
+
+
+def _receiver(command: VerifyCommand, passed: tuple[str, ...]) -> Identified | NotEvidence | None:
+    """What the check's extra arguments reach, with them added (`npm test -- -u` → `jest -u`)."""
+    if not command.args_to:
+        return None
+    try:
+        words = tuple(w.text for w in next(iter(simple_commands(parse_line(command.args_to)))).words)
+    except (ShellSyntaxError, StopIteration):
+        return None
+    found = identify((*words, *passed))
+    if isinstance(found, NotEvidence):
+        return found if found.effect in ("writes", "publishes", "watches") else None
+    base = identify(words)
+    return base if isinstance(base, Identified) else None
+
+
+def _suite_check(runner: Identified, invocation: Invocation, declared: tuple[_Declared, ...]) -> VerifyCommand | None:
+    """The project's check whose own tool this run is (at the same place)."""
+    suite = suite_of(runner)
+    for candidate in declared:
+        command = candidate.command
+        same_kind = command.kind == runner.kind or (command.kind == "test" and "test" in runner.covers)
+        if (
+            candidate.role == "check"
+            and suite in command.suites
+            and same_kind
+            and candidate.invocations[0].cwd == invocation.cwd
+        ):
+            return command
+    return None
+
+
+def _bare_suite(
+    command: VerifyCommand,
+    runner: Identified,
+    args: tuple[str, ...],
+    declared: tuple[_Declared, ...],
+    root: Path | None,
+) -> bool:
+    """Is the check itself its suite's runner over all of it (`cargo test`), not a wrapper that may set the suite
+    up or run more (`make test`), and does the run select what it does (the same tasks: `gradle :app:check` is not
+    `gradle check`)?"""
+    selected = [args[i] for i in positional_indexes(args, runner.runner)]
+    for candidate in declared:
+        if candidate.command is not command or len(candidate.invocations) != 1:
+            continue
+        spelled = candidate.invocations[0]
+        found = _identified(spelled.tokens)
+        if found is None or suite_of(found) not in command.suites or spelled.wrapper_args:
+            continue
+        rest = spelled.tokens[found.head :]
+        if [rest[i] for i in positional_indexes(rest, found.runner)] != selected:
+            continue
+        if not narrowing_of(rest, found, spelled.cwd, root):
+            return True
+    return False
 
 
 def _identified(tokens: tuple[str, ...]) -> Identified | None:
@@ -1001,12 +1099,10 @@ def _targeted_rust(file: Path, root: Path, rel: Path, tests: list[VerifyCommand]
 
 
 def _crate_name(manifest: Path) -> str | None:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
+    import tomli
+
     try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+        data = tomli.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     name = data.get("package", {}).get("name") if isinstance(data.get("package"), dict) else None

@@ -41,11 +41,15 @@ def detect_facts(root: Path, *, time_budget: float = DEFAULT_TIME_BUDGET) -> Pro
             for reader in (scripts.read, node.read, node.read_deno, python.read, tasks.read, ecosystems.read):
                 _guarded(c, f"{reader.__module__.rsplit('.', 1)[-1]} signals of {package.cwd}", reader, c, package)
         _guarded(c, "CI workflows", ci.read, c)
-        _guarded(c, "contributor docs", docs.read, c)
+        sub_projects = [p.cwd for p in found if p.cwd != "."]
+        _guarded(c, "contributor docs", docs.read, c, sub_projects)
     except DetectionStopped:
         c.problem(".", f"detection stopped after {time_budget:g} s; what was read so far is kept")
         c.deadline = float("inf")  # deciding on what was read is bounded by what was read
-    outcome = _guarded(c, "deciding the checks", decide_checks, c, package_dirs)
+    try:
+        outcome = _guarded(c, "deciding the checks", decide_checks, c, package_dirs)
+    except DetectionStopped:  # only when reading stopped early was the deadline lifted
+        c.problem(".", f"deciding the checks took longer than {time_budget:g} s; no checks were proposed")
     facts.manifests = c.manifests
     facts.package_managers = c.package_managers
     if outcome is not None:

@@ -35,6 +35,11 @@ class VerifyCommand:
     equivalents: tuple[str, ...] = ()
     origin: Origin = "local"
     also: tuple[str, ...] = ()  # other places that declare or run the same check (a CI job, CONTRIBUTING.md)
+    # What the check runs, for reading a run of it: the tools whose run is a narrower run of this check (`pytest`
+    # for a `make test` running pytest; node's test runner and tstyche for an `npm test` running both), and the
+    # command its extra arguments reach (`npm test -- -u` gives `-u` to the script's `jest`).
+    suites: tuple[str, ...] = ()
+    args_to: str = ""
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -52,6 +57,10 @@ class VerifyCommand:
             data["equivalents"] = list(self.equivalents)
         if self.also:
             data["also"] = list(self.also)
+        if self.suites:
+            data["suites"] = list(self.suites)
+        if self.args_to:
+            data["args_to"] = self.args_to
         return data
 
     @classmethod
@@ -65,6 +74,8 @@ class VerifyCommand:
             equivalents=tuple(data.get("equivalents", data.get("alternatives", ()))),
             origin=origin if origin in ORIGINS else "local",
             also=tuple(data.get("also", ())),
+            suites=tuple(str(s) for s in data.get("suites", ())),
+            args_to=str(data.get("args_to", "")),
         )
 
 

@@ -47,17 +47,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import tomli
 from freshpass.facts.model import Problem, ProjectFacts
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - 3.10 only
-    import tomli as tomllib
 
 PHASES: tuple[str, ...] = ("bootstrap", "build", "test", "start")
 RECIPE_FILE = ".freshpass/recipe.json"
@@ -183,7 +178,7 @@ def normalize_recipe(data: Any, *, source: str, default_cwd: str = ".") -> dict[
 
 def _read_toml(path: Path) -> dict[str, Any]:
     with path.open("rb") as handle:
-        return tomllib.load(handle)
+        return tomli.load(handle)
 
 
 def _recipe_table(table: Any, prefix: str) -> tuple[Any, str] | None:
@@ -207,7 +202,7 @@ def _from_config(root: Path, problems: list[Problem]) -> dict[str, Any] | None:
             continue
         try:
             document = _read_toml(path)
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        except (OSError, tomli.TOMLDecodeError, UnicodeDecodeError) as exc:
             # The facts detector reports unreadable pyproject files itself; only the recipe file is ours.
             if name == ".freshpass.toml":
                 problems.append(Problem(name, f"cannot read the recipe: {exc}; falling back"))
@@ -473,7 +468,7 @@ def _python_dependencies(root: Path) -> set[str]:
     if pyproject.is_file():
         try:
             document = _read_toml(pyproject)
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        except (OSError, tomli.TOMLDecodeError, UnicodeDecodeError):
             document = {}
         project = document.get("project", {})
         for spec in project.get("dependencies", []) if isinstance(project, dict) else []:
@@ -667,11 +662,10 @@ def _detect_compose(root: Path) -> _Detected | None:
     A compose file whose services are all images (a database for the tests, say) runs the project's
     dependencies, not the project: starting it and polling a database port over HTTP would fail for no reason.
     """
-    import yaml
-
     name = compose_file(root)
     if name is None:
         return None
+    import yaml  # only a project with a compose file pays for the import
     try:
         document = yaml.safe_load(_read_text(root / name))
     except yaml.YAMLError:

@@ -15,6 +15,7 @@ commands (`if`, `for`, `while`, `case`, functions) are reported as not analysabl
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -596,6 +597,12 @@ _OPENING_WORDS = frozenset({"then", "else", "do", "{", "!", "}", "fi", "done", "
 
 
 def script_commands(text: str) -> list[ScriptCommand]:
+    """The simple commands a script runs, in order (see `_script_commands`)."""
+    return list(_script_commands(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _script_commands(text: str) -> tuple[ScriptCommand, ...]:
     """The simple commands a script (or a recipe, a CI `run:` block, a package script) runs, in order.
 
     Unlike `parse_line` this never gives up on a whole script: compound commands are read through (`if make lint;
@@ -615,7 +622,7 @@ def script_commands(text: str) -> list[ScriptCommand]:
             sources.extend([line] * len(found))
             tokens.append(_Token("newline", "\n"))
             sources.append(line)
-    return _read_script_tokens(tokens, sources)
+    return tuple(_read_script_tokens(tokens, sources))
 
 
 def _written(spans: list[tuple[str, int, int]]) -> str:

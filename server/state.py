@@ -117,12 +117,9 @@ class RootState:
         return list(self.facts.verify_commands) if self.facts else []
 
     def primary_command(self, kind: str = "test") -> VerifyCommand | None:
-        """The approved command a person should run: the first of `kind`, else the first declared."""
-        commands = self.verify_commands()
-        for command in commands:
-            if command.kind == kind:
-                return command
-        return commands[0] if commands else None
+        """The approved command a person should run for `kind`: the first of that kind. None when the project
+        declares none: another kind's check never stands in (a lint is not the tests)."""
+        return next((command for command in self.verify_commands() if command.kind == kind), None)
 
     def set_status(self, status: dict[str, Any]) -> bool:
         key = json.dumps(status, sort_keys=True, default=str)

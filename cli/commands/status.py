@@ -116,9 +116,10 @@ def describe_status(status: dict[str, Any], max_paths: int = 10) -> str:
         lines.append(f"  changed   {shown}{more}")
     if headline != "passed":
         commands = [c["command"] for c in status.get("verify_commands", []) if c.get("kind") == "test"]
-        commands = commands or [c["command"] for c in status.get("verify_commands", [])]
         if commands:
             lines.append(f"  run       freshpass run -- {commands[0]}")
+        elif status.get("verify_commands"):
+            lines.append("  no test check declared (`freshpass facts --all` shows what was found and why)")
         elif evidence is None:
             lines.append("  no receipts yet, and the project declares no verify command")
     return "\n".join(lines)

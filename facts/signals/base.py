@@ -10,26 +10,28 @@ as a whole stops at a time budget. Every failure becomes a `Problem` and detecti
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import stat
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import tomli
 from freshpass.facts.model import Kind, Origin, Problem
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+# A directory with more entries than this is probed name by name rather than listed.
+_MAX_LISTED = 4096
 
 # Files larger than this are not project configuration; reading them would only slow detection down.
-MAX_CONFIG_BYTES = 2 * 1024 * 1024
+MAX_CONFIG_BYTES = 8 * 1024 * 1024
 # YAML aliases share structure; walking what they expand to is bounded by this many nodes per file.
 MAX_YAML_NODES = 200_000
+# A YAML file larger than this is reported, not read: PyYAML builds about a megabyte a second, and the largest
+# workflow of the real-repository corpus is 56 kB.
+MAX_YAML_BYTES = 256 * 1024
 # Detection reads a bounded number of files; past this budget it stops with a problem, keeping what it found.
 DEFAULT_TIME_BUDGET = 5.0
 
@@ -77,6 +79,7 @@ class EntryPoint:
     body: tuple[str, ...] | None
     name: str = ""
     kind: Kind | None = None  # when the declaration itself says (a rake task a test library defines)
+    suite: str = ""  # the tool an opaque entry runs, when its declaration says (`Rake::TestTask`: minitest)
 
 
 class Collector:
@@ -93,7 +96,7 @@ class Collector:
         self.context_files: list[str] = []
         self.package_managers: list[str] = []
         self.ignore: list[str] = []
-        self.docs: list[tuple[str, str, int]] = []  # (command line, source, position) from contributor docs
+        self.docs: list[tuple[str, str, int, str]] = []  # (command line, source, position, cwd) from the docs
         # What a package directory's environment manager is (".": "uv"), for spelling tool commands.
         self.python_managers: dict[str, str | None] = {}
         self.node_managers: dict[str, str] = {}
@@ -101,6 +104,9 @@ class Collector:
         self.make_files: dict[str, Any] = {}  # package cwd → its parsed Makefile, when it has pattern rules
         self.package_names: dict[str, str] = {}  # a package.json `name` → its directory
         self._text_cache: dict[str, str | None] = {}
+        self._stat_cache: dict[str, tuple[int, bool] | None] = {}
+        self._names_cache: dict[str, dict[str, bool] | None] = {}
+        self._root_text = os.fspath(root)
         self._parsed_cache: dict[str, Any] = {}
         self._order = 0
 
@@ -122,8 +128,9 @@ class Collector:
         body: tuple[str, ...] | None,
         name: str = "",
         kind: Kind | None = None,
+        suite: str = "",
     ) -> None:
-        self.entry_points.append(EntryPoint(command.strip(), normalise_cwd(cwd), source, body, name, kind))
+        self.entry_points.append(EntryPoint(command.strip(), normalise_cwd(cwd), source, body, name, kind, suite))
 
     def problem(self, rel: str, message: str) -> None:
         if not any(p.file == rel and p.message == message for p in self.problems):
@@ -150,10 +157,73 @@ class Collector:
     def path(self, rel: str) -> Path:
         return self.root / rel
 
-    def exists(self, rel: str) -> bool:
-        return os.path.lexists(self.root / rel)
+    def _stat(self, rel: str) -> tuple[int, bool] | None:
+        """(mode, inside the root) of what `rel` resolves to, None when nothing is there; each path is asked once
+        (the readers of many packages probe the same names)."""
+        if rel in self._stat_cache:
+            return self._stat_cache[rel]
+        parent, _slash, name = rel.rpartition("/")
+        names = self._names(parent) if name not in ("", ".", "..") else None
+        if names is not None and name not in names:
+            self._stat_cache[rel] = None
+            return None
+        path = os.path.join(self._root_text, rel)
+        found: tuple[int, bool] | None
+        try:
+            mode = os.stat(path).st_mode
+        except (OSError, ValueError):
+            found = None
+        else:
+            # no symbolic link on the way from the root: inside without resolving every component
+            plain = names is not None and names[name] is False and self._plain(parent)
+            found = (mode, plain or self._inside(path))
+        self._stat_cache[rel] = found
+        return found
 
-    def _inside(self, path: Path) -> bool:
+    def _names(self, parent: str) -> dict[str, bool] | None:
+        """A directory's entry names (→ is it a symbolic link), listed once, so that probing many names costs one
+        listing; None when it cannot be listed or is too big to be worth it (then each name is asked on its own)."""
+        if parent in self._names_cache:
+            return self._names_cache[parent]
+        names: dict[str, bool] | None = None
+        above, _slash, own = parent.rpartition("/")
+        if parent and not any(part in ("", "..", ".") for part in parent.split("/")):
+            listed_above = self._names(above)
+            if listed_above is not None and own not in listed_above:
+                self._names_cache[parent] = {}  # it is not there: nothing below it is either
+                return self._names_cache[parent]
+        if parent == "" or not any(part in ("", "..", ".") for part in parent.split("/")):
+            try:
+                with os.scandir(os.path.join(self._root_text, parent) if parent else self._root_text) as entries:
+                    listed = list(itertools.islice(entries, _MAX_LISTED + 1))
+                    if len(listed) <= _MAX_LISTED:
+                        names = {entry.name: entry.is_symlink() for entry in listed}
+            except (OSError, ValueError):
+                names = None
+        self._names_cache[parent] = names
+        return names
+
+    def _plain(self, directory: str) -> bool:
+        """Is `directory` reached from the root through real directories only (no symbolic link on the way)?"""
+        if directory == "":
+            return True
+        parent, _slash, name = directory.rpartition("/")
+        names = self._names(parent)
+        return names is not None and names.get(name) is False and self._plain(parent)
+
+    def exists(self, rel: str) -> bool:
+        if self._stat(rel) is not None:
+            return True
+        parent, _slash, name = rel.rpartition("/")
+        names = self._names(parent) if name not in ("", ".", "..") else None
+        if names is not None:
+            return name in names  # a dangling link is listed too
+        try:
+            return os.path.lexists(os.path.join(self._root_text, rel))  # a dangling link is there too
+        except ValueError:
+            return False
+
+    def _inside(self, path: str) -> bool:
         try:
             real = os.path.realpath(path)
         except (OSError, ValueError):
@@ -162,25 +232,16 @@ class Collector:
 
     def is_file(self, rel: str) -> bool:
         """A regular file inside the root (a symlink to one inside counts; devices, FIFOs and links out do not)."""
-        path = self.root / rel
-        try:
-            return stat.S_ISREG(path.stat().st_mode) and self._inside(path)
-        except (OSError, ValueError):
-            return False
+        found = self._stat(rel)
+        return found is not None and stat.S_ISREG(found[0]) and found[1]
 
     def is_dir(self, rel: str) -> bool:
-        path = self.root / rel
-        try:
-            return stat.S_ISDIR(path.stat().st_mode) and self._inside(path)
-        except (OSError, ValueError):
-            return False
+        found = self._stat(rel)
+        return found is not None and stat.S_ISDIR(found[0]) and found[1]
 
     def is_executable(self, rel: str) -> bool:
-        try:
-            mode = (self.root / rel).stat().st_mode
-        except (OSError, ValueError):
-            return False
-        return bool(mode & (stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH))
+        found = self._stat(rel)
+        return found is not None and bool(found[0] & (stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH))
 
     def listdir(self, rel: str) -> list[str]:
         """The entry names of a directory the conventions name (`scripts/`, `.github/workflows/`), sorted."""
@@ -219,7 +280,7 @@ class Collector:
         if not stat.S_ISREG(info.st_mode):
             self.problem(rel, "not a regular file (a device, FIFO or socket); not read")
             return None
-        if not self._inside(path):
+        if not self._inside(os.fspath(path)):
             self.problem(rel, "a symlink to a file outside the repository; not read")
             return None
         if info.st_size > MAX_CONFIG_BYTES:
@@ -283,8 +344,8 @@ class Collector:
         data: dict[str, Any] | None = None
         if text is not None:
             try:
-                data = tomllib.loads(text)
-            except tomllib.TOMLDecodeError as exc:
+                data = tomli.loads(text)
+            except tomli.TOMLDecodeError as exc:
                 self.problem(rel, f"invalid TOML: {exc}")
             except RecursionError:
                 self.problem(rel, "TOML nested too deeply to read")
@@ -305,6 +366,11 @@ class Collector:
     def _parse_yaml(self, rel: str, text: str) -> Any:
         import yaml  # only projects with YAML files pay for the import (≈15 ms of every `freshpass run`)
 
+        if len(text) > MAX_YAML_BYTES:
+            self.problem(
+                rel, f"{len(text)} characters of YAML, more than {MAX_YAML_BYTES}; not read (it would take seconds)"
+            )
+            return None
         try:
             data = yaml.load(text, Loader=_safe_loader())
         except yaml.YAMLError as exc:
@@ -316,8 +382,9 @@ class Collector:
         except RecursionError:
             self.problem(rel, "YAML nested too deeply to read")
             return None
-        if not _expands_within(data, MAX_YAML_NODES):
-            self.problem(rel, f"YAML aliases expand to more than {MAX_YAML_NODES} nodes; not read")
+        budget = max(MAX_YAML_NODES, len(text))  # a node takes at least a character unless aliases repeat it
+        if not _expands_within(data, budget):
+            self.problem(rel, f"YAML aliases expand to more than {budget} nodes; not read")
             return None
         return data
 

@@ -49,10 +49,21 @@ def discover(c: Collector) -> list[Package]:
         if entry in seen or NOT_PACKAGES.match(entry) or not c.is_dir(entry):
             continue
         markers = _markers(c, entry)
+        if _build_module(c, markers):
+            continue  # a module of the root's Gradle or Maven build: the root's build runs it
         if markers and not _is_cargo_member(c, entry) and len(packages) < MAX_PACKAGES:
             seen.add(entry)
             packages.append(Package(entry, markers=markers))
     return packages
+
+
+def _build_module(c: Collector, markers: list[str]) -> bool:
+    """Only Gradle or Maven build files, below a root whose Gradle settings or Maven pom builds its modules."""
+    jvm = {"build.gradle", "build.gradle.kts", "pom.xml"}
+    if not markers or not set(markers) <= jvm:
+        return False
+    root_builds = any(c.is_file(n) for n in ("settings.gradle", "settings.gradle.kts", "pom.xml"))
+    return root_builds
 
 
 def _markers(c: Collector, directory: str) -> list[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from freshpass.facts.model import Kind
+from freshpass.facts.tools import script_kind
 
 from .base import Candidate, Collector, Package, under
 
@@ -71,6 +72,14 @@ _DIRECTIVE = re.compile(
 )
 _INCLUDE = re.compile(r"^(-include|sinclude|include)\s+(.*)$")
 _VARIABLE = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]")
+_ENDEF = re.compile(r"^\s*endef\b")
+_DEFINE = re.compile(r"^(override\s+)?define\b")
+_TARGET_VARIABLE = re.compile(r"^\s*[^\s=]+\s*(:?=|\+=|\?=)")
+# What a line must not start with to be read as a plain rule at once (directives, conditionals, expansions).
+_NOT_PLAIN_RULE = (
+    "if", "else", "endif", "export", "unexport", "vpath", "undefine", "override", "private", "define", "$",
+    "include", "-include", "sinclude",
+)  # fmt: skip
 
 
 def parse_makefile(c: Collector, rel: str, into: Makefile, depth: int = 0) -> None:
@@ -89,7 +98,7 @@ def parse_makefile(c: Collector, rel: str, into: Makefile, depth: int = 0) -> No
             line = line[:-1] + " " + lines[number].lstrip()
             number += 1
         if in_define:
-            if re.match(r"^\s*endef\b", line):
+            if _ENDEF.match(line):
                 in_define = False
             continue
         if line.startswith("\t") and current:
@@ -101,7 +110,13 @@ def parse_makefile(c: Collector, rel: str, into: Makefile, depth: int = 0) -> No
         stripped = _strip_comment(line).strip()
         if not stripped:
             continue
-        if re.match(r"^(override\s+)?define\b", stripped):
+        if "=" not in stripped and ":" in stripped and not stripped.startswith(_NOT_PLAIN_RULE):
+            # the common line, `name: prerequisites`, read without trying the rest
+            targets, _colon, rest = stripped.partition(":")
+            if targets.strip() and not rest.startswith(":"):
+                current = _add_rule(into, rel, start, targets, rest)
+                continue
+        if _DEFINE.match(stripped):
             in_define = True
             continue
         if _CONDITIONAL.match(stripped):
@@ -175,11 +190,20 @@ def _add_rule(into: Makefile, rel: str, line: int, targets_text: str, rest: str)
         rest, inline_recipe = rest.split(";", 1)
     if ":" in rest and "=" not in rest.split(":", 1)[0]:
         rest = rest.split(":", 1)[1]  # static pattern rule: targets: target-pattern: prereq-patterns
-    if re.match(r"^\s*[^\s=]+\s*(:?=|\+=|\?=)", rest):
+    if "=" in rest and _TARGET_VARIABLE.match(rest):
         rest = ""  # target-specific variable assignment, not prerequisites
-    prerequisites = [p for p in rest.replace("|", " ").split() if p]
+    prerequisites = rest.replace("|", " ").split()
+    names = targets_text.split()
+    if len(names) == 1 and not inline_recipe and names[0] not in into.rules:
+        target = names[0]  # the common case: one new plain target
+        if "%" not in target and "$" not in target and target not in _SPECIAL_TARGETS:
+            if into.first_target is None and (not target.startswith(".") or "/" in target):
+                into.first_target = target
+            unique = list(dict.fromkeys(prerequisites)) if len(prerequisites) > 1 else prerequisites
+            new = into.rules[target] = Rule(rel, line, unique)
+            return [new]
     rules: list[Rule] = []
-    for target in targets_text.split():
+    for target in names:
         if "%" in target:
             # A pattern rule makes no target of its own; `make test-full` instantiates `test-%`.
             into.patterns.append(target)
@@ -273,6 +297,11 @@ def _is_file_target(name: str, makefile: Makefile) -> bool:
     return "/" in name or "$(" in name
 
 
+# More targets than this and the Makefile is generated: only targets whose names speak are read.
+MAX_MAKE_TARGETS = 2000
+_NUMBERS = re.compile(r"\d{2,}")  # no name pattern tells `py311` from `py0` (`e2e` keeps its single digit)
+
+
 def _read_make(c: Collector, package: Package) -> None:
     rel = next((under(package.cwd, n) for n in MAKEFILES if c.is_file(under(package.cwd, n))), None)
     if rel is None:
@@ -281,9 +310,32 @@ def _read_make(c: Collector, package: Package) -> None:
     makefile = Makefile()
     parse_makefile(c, rel, makefile)
     goal = makefile.default_goal or makefile.first_target
-    for name, rule in makefile.rules.items():
-        if name.startswith(".") or "/" in name or "." in name or not _TARGET_NAME.match(name):
-            continue  # hidden helper targets (`.uv`) and file targets (`build/app.o`, `docs/index.html`)
+    names = [
+        name
+        for name in makefile.rules
+        # not hidden helper targets (`.uv`) nor file targets (`build/app.o`, `docs/index.html`)
+        if not (name.startswith(".") or "/" in name or "." in name or not _TARGET_NAME.match(name))
+    ]
+    if len(names) > MAX_MAKE_TARGETS:
+        # a generated Makefile: the targets whose names say what they do, the goal, and what those depend on
+        # Generated names differ in their numbers (`obj1234`): a name's kind is read once per shape.
+        speaks: dict[str, bool] = {}
+        said = set()
+        for n in names:
+            shape = _NUMBERS.sub("0", n)
+            if shape not in speaks:
+                speaks[shape] = script_kind(shape) is not None
+            if speaks[shape] or n == goal:
+                said.add(n)
+        said |= {p for n in said for p in makefile.rules[n].prerequisites if p in makefile.rules}
+        c.problem(
+            rel,
+            f"{len(names)} targets; only the {len(said)} whose names say what they do (and what they depend on) "
+            "were read",
+        )
+        names = [n for n in names if n in said]
+    for name in names:
+        rule = makefile.rules[name]
         body: tuple[str, ...] | None = tuple(expanded_lines(makefile, name))
         kind: Kind | None = None
         builds_files = rule.prerequisites and all(_is_file_target(p, makefile) for p in rule.prerequisites)
@@ -447,21 +499,35 @@ def _read_task(c: Collector, package: Package) -> None:
 
 # -- Rake ------------------------------------------------------------------------------------------------------------
 
-# Rake tasks libraries define: (pattern, the task name it defaults to, its kind, the tool it runs).
+# Rake tasks libraries define: (pattern, the task name it defaults to, its kind, the tool it runs). A test task
+# whose files are configured runs its tool over them: no command to show, but whose suite it is (minitest's) is known.
 _RAKE_LIBRARY_TASKS: tuple[tuple[re.Pattern[str], str, Kind, str | None], ...] = (
-    (re.compile(r"Rake::TestTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "test", "test", None),
-    (re.compile(r"Minitest::TestTask\.create\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "test", "test", None),
+    (re.compile(r"Rake::TestTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "test", "test", "minitest"),
+    (re.compile(r"Minitest::TestTask\.create\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "test", "test", "minitest"),
     (re.compile(r"RSpec::Core::RakeTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "spec", "test", "rspec"),
     (re.compile(r"Cucumber::Rake::Task\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "cucumber", "test", "cucumber"),
     (re.compile(r"RuboCop::RakeTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "rubocop", "lint", "rubocop"),
     (re.compile(r"StandardRB::RakeTask|require ['\"]standard/rake['\"]"), "standard", "lint", "standardrb"),
 )
+# Library tasks that are not checks but whose declaration says what they run, so their name does not decide
+# (`YARD::Rake::YardocTask.new(:yard_for_generate_documentation)` builds API docs, it rewrites no source).
+_RAKE_LIBRARY_TOOLS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"YARD::Rake::YardocTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "yard", "yard doc"),
+    (re.compile(r"RDoc::Task\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "rdoc", "rdoc"),
+)
 _RAKE_TASK = re.compile(
-    r"""^\s*task\s*\(?\s*[:"']*([\w:-]+)["']?\s*(?:,\s*\[[^\]]*\]\s*)?(?:(?:=>|:)\s*(.*?))?\s*\)?\s*(do\b.*|\{.*)?$"""
+    r"""^\s*task\s*\(?\s*[:"']*([\w-]+(?::[\w-]+)*)["']?\s*(?:,\s*\[[^\]]*\]\s*)?(?:(?:=>|:)\s*(.*?))?\s*\)?\s*(do\b.*|\{.*)?$"""
 )
 _RAKE_NAMESPACE = re.compile(r"""^(\s*)namespace\s*\(?\s*[:"']*([\w-]+)["']?\s*\)?\s*do\b""")
 _RAKE_END = re.compile(r"^(\s*)end\b")
-_RAKE_SH = re.compile(r"""\b(?:sh|system|ruby)\s*\(?\s*(['"])(.+?)\1""")
+_RAKE_SH = re.compile(r"""\b(sh|system|ruby)\s*\(?\s*(['"])(.+?)\2""")
+
+
+def _rake_command(found: re.Match[str]) -> str:
+    """`sh "cmd"` and `system "cmd"` run a shell command; rake's `ruby "-S rspec"` runs ruby with those arguments."""
+    return f"ruby {found.group(3)}" if found.group(1) == "ruby" else found.group(3)
+
+
 _RAKE_NAMES = re.compile(r"""[:"']([\w:-]+)|%[wi]\[([^\]]*)\]""")
 
 
@@ -497,7 +563,7 @@ def _read_rake(c: Collector, package: Package, prefix: str) -> None:
     if not files:
         return
     c.manifest(files[0])
-    tasks: dict[str, tuple[Kind | None, list[str], str]] = {}  # name → (kind, body lines, source)
+    tasks: dict[str, tuple[Kind | None, list[str], str, str]] = {}  # name → (kind, body lines, source, suite)
     default: tuple[list[str], str] | None = None
     for rel in files:
         text = c.read_text(rel)
@@ -525,11 +591,18 @@ def _read_rake(c: Collector, package: Package, prefix: str) -> None:
                     name = _qualified(scope, found.group(1) if found.groups() and found.group(1) else default_name)
                     # A block (`do |t| t.pattern = …`) configures which files it runs: opaque, but of a known kind.
                     configured = re.search(r"\bdo\b|\{", line[found.end() :]) is not None
-                    body = [f"{prefix}{tool}"] if tool and not configured else []
-                    tasks[name] = (kind, body, f"{rel}:{name}")
+                    runs_tool = tool is not None and tool != "minitest" and not configured
+                    body = [f"{prefix}{tool}"] if runs_tool else []
+                    suite = f"{tool}:{kind}" if tool is not None and not runs_tool else ""
+                    tasks[name] = (kind, body, f"{rel}:{name}", suite)
+            for pattern, default_name, command in _RAKE_LIBRARY_TOOLS:
+                found = pattern.search(line)
+                if found:
+                    name = _qualified(scope, found.group(1) or default_name)
+                    tasks[name] = (None, [command], f"{rel}:{name}", "")
             if block is not None:
                 for sh in _RAKE_SH.finditer(line):
-                    tasks[block[1]][1].append(sh.group(2))
+                    tasks[block[1]][1].append(_rake_command(sh))
                 continue
             task = _RAKE_TASK.match(line)
             if not task:
@@ -542,16 +615,16 @@ def _read_rake(c: Collector, package: Package, prefix: str) -> None:
                 default = (prerequisites, f"{rel}:default")
                 continue
             name = _qualified(scope, name)
-            known, body, source = tasks.get(name, (None, [], f"{rel}:{name}"))
-            tasks[name] = (known, [*body, *prerequisites], source)
+            known, body, source, suite = tasks.get(name, (None, [], f"{rel}:{name}", ""))
+            tasks[name] = (known, [*body, *prerequisites], source, suite)
             if task.group(3) and task.group(3).startswith("do") and not line.rstrip().endswith("end"):
                 block = (indent, name)
             for sh in _RAKE_SH.finditer(line):
-                tasks[name][1].append(sh.group(2))
-    for name, (task_kind, body, source) in tasks.items():
+                tasks[name][1].append(_rake_command(sh))
+    for name, (task_kind, body, source, suite) in tasks.items():
         command = f"{prefix}rake {name}"
         lines = tuple(body) if body else None
-        c.entry(command, package.cwd, source, lines, name, task_kind)
+        c.entry(command, package.cwd, source, lines, name, task_kind, suite)
         c.add(Candidate(command, package.cwd, source, "local", name=name, kind=task_kind, body=lines))
     if default is not None:
         body_lines = tuple(default[0])

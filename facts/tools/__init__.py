@@ -22,6 +22,7 @@ from .base import (
     name_kind,
     name_stem,
     script_kind,
+    suite_of,
 )
 from .summary import TestCounts, exit_means_no_tests, parse_test_counts, ran_no_tests
 from .wrappers import normalise
@@ -47,4 +48,5 @@ __all__ = [
     "positional_indexes",
     "ran_no_tests",
     "script_kind",
+    "suite_of",
 ]

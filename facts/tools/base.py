@@ -9,10 +9,11 @@ form for one file. Detection, classification, recipes and output parsing all rea
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal, cast
 
 from freshpass.facts.model import KINDS, Kind
@@ -91,6 +92,7 @@ class Identified:
     head: int  # how many leading tokens name the runner (`go test` = 2)
     kind: Kind
     label: str = ""  # for messages: "pytest", "npm run lint", "make test"
+    covers: frozenset[Kind] = frozenset()  # the kinds an umbrella runs too (`gradle check` runs the tests)
 
 
 Effect = Literal["writes", "watches", "publishes", "installs", "system", "prints"]
@@ -176,8 +178,9 @@ def last_resort(fn: IdentifyFn) -> IdentifyFn:
 _HELP_IS_A_NAME = opts("make npm pnpm yarn bun composer deno task just")
 
 
+@functools.lru_cache(maxsize=8192)
 def identify(tokens: tuple[str, ...]) -> Identification:
-    """Which recognised runner a normalised invocation is, if any."""
+    """Which recognised runner a normalised invocation is, if any (records are immutable: answers are shared)."""
     if not tokens:
         return None
     head = tokens[0]
@@ -193,6 +196,21 @@ def identify(tokens: tuple[str, ...]) -> Identification:
         if result is not None:
             return result
     return None
+
+
+# The directories that hold a project's tests, by convention (`test/runner.rb` is a script of the suite).
+TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "e2e", "integration_tests"})
+
+_GENERIC_RUNNERS = frozenset({"lint", "typecheck", "test", "script", "task", "build", "bundle", "make", "nx", "turbo"})
+
+
+def suite_of(found: Identified) -> str:
+    """What a run is a run of: the runner's own suite for specific runners (`cargo test` and `cargo nextest run`
+    both run cargo's tests; `gradle :app:check` and `gradle test` both drive one Gradle build), the tool itself
+    for the shared runner records (flake8 and pylint are two checks)."""
+    if found.runner.name in _GENERIC_RUNNERS:
+        return found.label
+    return f"{found.runner.name}:{found.kind}" if found.runner.name not in ("gradle", "mvn") else found.runner.name
 
 
 def known_heads() -> frozenset[str]:
@@ -259,22 +277,45 @@ _NAME_KINDS: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (re.compile(r"^(build|compile)($|[:_-])"), "build"),
 )
 _PYTHON_ENV = re.compile(r"^(py|pypy)\d*(\.\d+)?([-_].*)?$")
+# Any of the patterns above, tried in one pass first: most generated names say nothing.
+_SAYS_SOMETHING = re.compile(
+    "|".join(
+        f"(?:{p.pattern})"
+        for p in (
+            _NEVER_FINISHES,
+            _WRITER_NAME,
+            _PUBLISHER_NAME,
+            _SETUP_NAME,
+            _PYTHON_ENV,
+            *(k[0] for k in _NAME_KINDS),
+        )
+    )
+    + "|^test"
+)
 
 
+@functools.lru_cache(maxsize=8192)
 def name_stem(name: str) -> str:
     """`scripts/run_tests.sh` → `tests`; `Test` → `test`: the part of a name that says what it does."""
-    lowered = name.lower()
-    stem = re.sub(r"\.(sh|bash|py|js|mjs|cjs|ts|rb|pl|ps1|cmd|bat)$", "", PurePosixPath(lowered).name)
-    stem = re.sub(r"^run[_-]?", "", stem) or stem
+    base = name.lower().rstrip("/").rsplit("/", 1)[-1]
+    stem = _SCRIPT_SUFFIX.sub("", base) if "." in base else base
+    stem = (_RUN_PREFIX.sub("", stem) or stem) if stem.startswith("run") else stem
     return "tests" if stem == "runtests" else stem
 
 
+_SCRIPT_SUFFIX = re.compile(r"\.(sh|bash|py|js|mjs|cjs|ts|rb|pl|ps1|cmd|bat)$")
+_RUN_PREFIX = re.compile(r"^run[_-]?")
+
+
+@functools.lru_cache(maxsize=8192)
 def script_kind(name: str) -> Kind | Literal["writes", "publishes", "watches", "setup"] | None:
     """What a script/target/task/env/session *name* says it does, for when its body cannot tell.
 
     A Kind; "writes" (`format`, `lint:fix`), "publishes" (`release`, `deploy`), "watches" (`dev`, `test:watch`),
     "setup" (`install`, `clean`); None when the name says nothing."""
     stem = name_stem(name)
+    if not _SAYS_SOMETHING.search(stem) and not stem.endswith(("test", "_spec")):
+        return None  # one pass over the name instead of every pattern in turn (generated names by the thousand)
     if _NEVER_FINISHES.search(stem):
         return "watches"
     if _WRITER_NAME.search(stem):

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from freshpass.facts.model import Kind
 from freshpass.facts.shell import is_assignment
 
 from .base import (
+    TEST_DIRS,
     Identification,
     Identified,
     Runner,
@@ -75,8 +77,10 @@ GENERIC_TEST = Runner(
     ),
     positionals="always",
 )
-# A wrapper script's positional arguments select (`./runtests.py admin_views`); its unknown flags do not.
-SCRIPT = Runner("script", "check", frozenset(), frozenset(), positionals="always", opaque=True)
+# A wrapper script's positional arguments select (`./runtests.py admin_views`), and so do the selection flags
+# test runners share (`--name test_x`, `-k slow`); its other flags do not.
+_SELECTING = opts("--name -n --filter -k --grep -g --only --pattern -p --test -t --spec --tests --tag")
+SCRIPT = Runner("script", "check", _SELECTING, _SELECTING, positionals="always", opaque=True)
 TASK_RUNNER = Runner(
     "task", "check", frozenset(), frozenset(), positionals="always", passthrough_narrows=True, opaque=True
 )
@@ -124,10 +128,10 @@ _TEST_SHORTHAND = opts("npm pnpm yarn composer")
 @tool("npm", "pnpm", "yarn", "bun", "composer", "pdm", "hatch", "rye", "pixi")
 def _package_scripts(tokens: tuple[str, ...]) -> Identification:
     head, sub = tokens[0], tokens[1] if len(tokens) > 1 else ""
-    if head == "bun" and sub == "test":
-        from .node import bun_test
+    if head == "bun" and sub in ("test", "build"):
+        from .node import bun_build, bun_test
 
-        return bun_test(tokens)
+        return bun_test(tokens) if sub == "test" else bun_build(tokens)
     if sub == "run" and len(tokens) > 2:
         name = tokens[2]
         label = f"{head} test" if name == "test" and head in _TEST_SHORTHAND else f"{head} run {name}"
@@ -315,8 +319,19 @@ def _pre_commit(tokens: tuple[str, ...]) -> Identification:
     if sub in ("clean", "gc", "validate-config", "validate-manifest", "sample-config"):
         return prints(f"`pre-commit {sub}` does not run the hooks")
     if sub == "run" or not sub or sub.startswith("-"):
-        return Identified(PRE_COMMIT, 2 if sub == "run" else 1, "lint", "pre-commit run")
+        hook = next((t for t in tokens[2:] if not t.startswith("-")), None) if sub == "run" else None
+        kind = _HOOK_KINDS.get(hook or "") or (name_kind(hook) if hook else None) or "lint"
+        return Identified(PRE_COMMIT, 2 if sub == "run" else 1, kind, "pre-commit run")
     return None
+
+
+# pre-commit hook ids that say their kind (`pre-commit run mypy --all-files` type-checks).
+_HOOK_KINDS: dict[str, Kind] = {
+    "mypy": "typecheck",
+    "pyright": "typecheck",
+    "basedpyright": "typecheck",
+    "tsc": "typecheck",
+}
 
 
 # -- version control, releases, installs: never checks -------------------------------------------------------------
@@ -409,10 +424,7 @@ def _script_path(tokens: tuple[str, ...]) -> Identification:
     head = tokens[0]
     if "/" in head or PurePosixPath(head).suffix in (".sh", ".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".bash"):
         found = by_name(SCRIPT, 1, head, head)
-        if found is None and _TEST_DIRS.intersection(PurePosixPath(head).parts[:-1]):
+        if found is None and TEST_DIRS.intersection(PurePosixPath(head).parts[:-1]):
             return Identified(SCRIPT, 1, "test", head)  # `test/runner.rb`: a script of the test suite
         return found
     return None
-
-
-_TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "e2e", "integration_tests"})

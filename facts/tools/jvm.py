@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from .base import Identification, Identified, Runner, has, opts, publishes, tool, writes
+from freshpass.facts.model import Kind
+
+from .base import Identification, Identified, NotEvidence, Runner, has, opts, publishes, tool, writes
 from .generic import LINT_PATHS
 
 MAVEN = Runner(
@@ -35,8 +37,9 @@ GRADLE = Runner(
     ),
 )
 
+_RUNS_TESTS: frozenset[Kind] = frozenset({"test"})
 # Maven lifecycle phases run every earlier one: `verify` includes `test`.
-_MAVEN_TEST_PHASES = ("test", "integration-test", "verify", "install")
+_MAVEN_TEST_PHASES = ("test", "integration-test", "verify")
 
 
 @tool("mvn", "mvnw", "mvnd")
@@ -47,6 +50,8 @@ def _maven(tokens: tuple[str, ...]) -> Identification:
         return writes("a Maven formatter goal (…:apply / …:format) rewrites files")
     if "deploy" in goals or any(g.startswith(("release:", "versions:set")) for g in goals):
         return publishes("`mvn deploy` / release goals publish artefacts")
+    if "install" in goals:
+        return NotEvidence("`mvn install` puts the artefacts into the local Maven repository (~/.m2)", "system")
     skipping = has(args, "-DskipTests", "-Dmaven.test.skip", "-Dmaven.test.skip=true")
     if any(g in _MAVEN_TEST_PHASES for g in goals):
         return Identified(MAVEN, 1, "build" if skipping else "test", "mvn " + " ".join(goals))
@@ -68,9 +73,9 @@ def _gradle(tokens: tuple[str, ...]) -> Identification:
     if any(n == "test" or n.endswith("Test") for n in names):
         return Identified(GRADLE, 1, "test", "gradle " + " ".join(tasks))
     if "check" in names:
-        return Identified(GRADLE, 1, "check", "gradle " + " ".join(tasks))
+        return Identified(GRADLE, 1, "check", "gradle " + " ".join(tasks), _RUNS_TESTS)  # check depends on test
     if "build" in names:
-        return Identified(GRADLE, 1, "build", "gradle " + " ".join(tasks))  # build = assemble + check
+        return Identified(GRADLE, 1, "build", "gradle " + " ".join(tasks), _RUNS_TESTS)  # build = assemble + check
     if any(n.endswith("Check") or n in ("lint", "detekt", "ktlintCheck") or n.startswith("checkstyle") for n in names):
         return Identified(GRADLE, 1, "lint", "gradle " + " ".join(tasks))
     if any(n in ("assemble", "compileJava", "compileKotlin", "jar") for n in names):

@@ -132,6 +132,12 @@ def bun_test(tokens: tuple[str, ...]) -> Identification:
     return Identified(BUN_TEST, 2, "test", "bun test")
 
 
+def bun_build(tokens: tuple[str, ...]) -> Identification:
+    if has(tokens[2:], "--watch"):
+        return watches("bun build --watch never finishes: a watcher is not a check")
+    return Identified(_BUNDLE, 2, "build", "bun build")
+
+
 @tool("deno")
 def _deno(tokens: tuple[str, ...]) -> Identification:
     args = tokens[1:]
@@ -223,6 +229,8 @@ def _other_js_tests(tokens: tuple[str, ...]) -> Identification:
         return None  # coverage wrappers: normalise peels them off
     if has(tokens[1:], "--watch", "-w") and head in ("ava", "tap", "karma"):
         return watches(f"{head} --watch never finishes: a watcher is not a check")
+    if head == "borp":
+        return Identified(NODE_TEST, 1, "test", head)  # node's own test runner, TypeScript-aware
     sub = tokens[1] if len(tokens) > 1 else ""
     return Identified(GENERIC_TEST, 2 if sub == "start" else 1, "test", head)
 

@@ -226,6 +226,15 @@ def env_managers(tokens: tuple[str, ...]) -> Identification:
     return None
 
 
+@tool("coverage")
+def _coverage(tokens: tuple[str, ...]) -> Identification:
+    """`coverage run` is peeled off by normalise; its other commands report on a run that already happened."""
+    sub = tokens[1] if len(tokens) > 1 else ""
+    if sub in ("report", "html", "xml", "json", "lcov", "combine", "erase", "debug", "annotate"):
+        return prints(f"`coverage {sub}` reports on an earlier run")
+    return None
+
+
 @tool("build", "pyproject-build")
 def _pypa_build(tokens: tuple[str, ...]) -> Identification:
     return Identified(BUILD, 1, "build", "python -m build")

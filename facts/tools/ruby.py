@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import re
 
-from .base import Identification, Identified, Runner, has, installs, opts, publishes, tool, watches, writes
+from .base import (
+    Identification,
+    Identified,
+    Runner,
+    fallback,
+    has,
+    installs,
+    opts,
+    publishes,
+    tool,
+    watches,
+    writes,
+)
 from .generic import LINT_PATHS, TASK_RUNNER, TYPECHECK_PATHS, by_name
 
 RSPEC = Runner(
@@ -14,6 +26,21 @@ RSPEC = Runner(
     opts("-e --example -t --tag --pattern -P --only-failures --next-failure -n --exclude-pattern -E --example-matches"),
 )
 RAKE = Runner("rake", "test", frozenset(), frozenset(), positionals="always", opaque=True)
+# A minitest file run by ruby (`ruby -Itest test/routing_test.rb -n test_x`): what `Rake::TestTask` runs, a file at
+# a time. The file is the program; `-n`/`-e` select tests within it.
+MINITEST = Runner(
+    "minitest",
+    "test",
+    opts("-n --name -e --exclude -s --seed"),
+    opts("-n --name -e --exclude"),
+    positionals="never",
+)
+_MINITEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test)\.rb$")
+
+
+@fallback
+def _minitest_file(tokens: tuple[str, ...]) -> Identification:
+    return Identified(MINITEST, 1, "test", "minitest") if _MINITEST_FILE.search(tokens[0]) else None
 
 
 @tool("cucumber")

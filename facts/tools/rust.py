@@ -30,7 +30,7 @@ CARGO = Runner(
     ),
     opts(
         "-p --package --test --lib --bin --bins --example --examples --bench --benches --doc "
-        "--exclude -E --filterset --filter-expr --partition --tests -F --features"
+        "--exclude -E --filterset --filter-expr --partition --tests"
     ),
     positionals="always",
     test_binary_args=True,
@@ -44,7 +44,8 @@ CARGO_BUILD = Runner(
     "cargo",
     "build",
     CARGO.value_options,
-    CARGO.narrowing_options,
+    # `--tests`, `--benches`, `--all-targets` widen a clippy or build run; a package or one target narrows it
+    opts("-p --package --exclude --lib --bin --example --test --bench"),
     positionals="never",
     whole_scope=CARGO.whole_scope,
     synonyms=CARGO.synonyms,

@@ -117,6 +117,8 @@ _PM_BUILTINS = _opts(
     "plugin version node dedupe constraints npm explain ci login logout whoami x "
     "upgrade-interactive install-test it"
 )
+# Bun's own commands, which no script shadows (`bun build` bundles; `bun lint` would run the script).
+_BUN_OWN = _opts("test build repl pm upgrade")
 # Environment managers whose `run NAME` may start a script the project declares rather than a binary.
 _SCRIPT_HOSTS = _opts("pdm hatch rye pixi")
 # Package managers where `PM test` is the `test` script.
@@ -406,8 +408,8 @@ def _package_and_task_runners(
         if sub is None:
             return None if head != "yarn" else Rejected("bare `yarn` installs dependencies")
         script: str | None = None
-        if head == "bun" and sub == "test":
-            return [Invocation(("bun", "test", *after), cwd, tuple(narrowing))]  # bun's own runner
+        if head == "bun" and sub in _BUN_OWN:
+            return [Invocation(("bun", *rest[i:]), cwd, tuple(narrowing))]  # bun's own test runner, bundler …
         if sub in _NPM_RUN_WORDS or (head == "composer" and sub == "run"):
             script_index = _skip_options(after, 0, with_value=value_options)
             for j in range(script_index):  # options between `run` and the script (`bun run --filter web lint`)

@@ -105,7 +105,8 @@ ATTRIBUTION = [
     ("cd .. && pytest", 0, "py", "app", {**PASSED_FULL, "cwd": "."}),
     ('cd "$DIR" && pytest', 0, "py", ".", {"approved": False, "cwd": None, "scope": "targeted"}),
     ("pnpm --dir web test", 0, "node", ".", {**PASSED_FULL, "cwd": "web"}),
-    ("npm --prefix app run test", 0, "node", ".", {"approved": False, "cwd": "app"}),
+    # a package's script is one check whichever manager runs it (`bun run test` declared, npm used)
+    ("npm --prefix app run test", 0, "node", ".", {**PASSED_FULL, "cwd": "app"}),
     ("make -C app test", 0, "make", ".", {"approved": False, "cwd": "app"}),
     # §3.1 a single bash -c is unwrapped
     ("bash -c 'pytest -q'", 0, "py", ".", {**PASSED_FULL, "canonical_command": "uv run pytest -q"}),

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.conftest import run_cli
 
 
@@ -20,3 +22,27 @@ def test_version() -> None:
     result = run_cli("--version")
     assert result.returncode == 0
     assert result.stdout.startswith("freshpass ")
+
+
+def test_status_never_offers_another_kind_for_the_tests() -> None:
+    from freshpass.commands.status import describe_status
+
+    lint_only = {"status": "unverified", "root": "/p", "verify_commands": [{"command": "npm run lint", "kind": "lint"}]}
+    text = describe_status(lint_only)
+    assert "npm run lint" not in text
+    assert "no test check declared" in text
+    with_tests = {
+        **lint_only,
+        "verify_commands": [*lint_only["verify_commands"], {"command": "npm test", "kind": "test"}],
+    }
+    assert "freshpass run -- npm test" in describe_status(with_tests)
+
+
+def test_the_primary_command_is_of_the_kind_asked_for_or_none() -> None:
+    from freshpass.facts.model import ProjectFacts, VerifyCommand
+    from freshpass.server.state import RootState
+
+    facts = ProjectFacts(root="/p", verify_commands=[VerifyCommand("npm run lint", "lint")])
+    root = RootState(Path("/p"), facts=facts)
+    assert root.primary_command() is None
+    assert root.primary_command("lint") == facts.verify_commands[0]

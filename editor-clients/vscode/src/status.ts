@@ -69,8 +69,15 @@ export function describeStatus(
     const shown = changed.slice(0, 5).join(", ");
     lines.push(`Changed: ${shown}${changed.length > 5 ? ` and ${changed.length - 5} more` : ""}`);
   }
-  const approved = status.verify_commands?.find((command) => command.kind === "test") ?? status.verify_commands?.[0];
-  lines.push(approved ? `Click to run ${approved.command}` : "Click to run the approved verify command");
+  // A click runs the test check; where the project declares none, nothing else stands in for it.
+  const approved = status.verify_commands?.find((command) => command.kind === "test");
+  if (approved) {
+    lines.push(`Click to run ${approved.command}`);
+  } else if (status.verify_commands) {
+    lines.push("No test check is declared (`freshpass facts --all` shows what was found and why)");
+  } else {
+    lines.push("Click to run the project's test check");
+  }
   return { state, text, tooltip: lines.join("\n") };
 }
 

@@ -70,6 +70,15 @@ describe("status bar text", () => {
     ]);
   });
 
+  it("where no test check is declared, no other check stands in for it", () => {
+    const display = describeStatus(
+      status({ status: "unverified", verify_commands: [{ command: "npm run lint", kind: "lint" }] }),
+      { now: NOW, showRootName: false },
+    );
+    assert.doesNotMatch(display.tooltip, /npm run lint/);
+    assert.match(display.tooltip, /^No test check is declared/m);
+  });
+
   it("a failure's tooltip carries the reason", () => {
     const display = describeStatus(
       status({ status: "failed", evidence: { command: "pytest", status: "failed", reason: "no tests ran" } }),

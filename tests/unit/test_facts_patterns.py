@@ -1,0 +1,440 @@
+"""Each shape that once made detection propose the wrong check, reproduced in a few self-written files.
+
+A case names the files of a tiny repository and what must hold: the primary command of a kind (the one a click
+runs; None when nothing may stand in for that kind), what is set aside and why, and how command lines a
+contributor types are classified (approved, full or targeted). The shapes come from real repositories (see
+docs/benchmarks.md); the files here are written for the test, not copied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from freshpass.facts.classify import classify
+from freshpass.facts.detect import detect_facts
+from freshpass.facts.model import ProjectFacts
+
+
+@dataclass
+class Case:
+    files: dict[str, str]
+    primary: dict[str, str | None] = field(default_factory=dict)  # kind → command (None: no check of that kind)
+    aside: list[tuple[str, str]] = field(default_factory=list)  # (command, why)
+    lines: list[tuple[str, str, bool, str | None]] = field(default_factory=list)  # (line, cwd, approved, scope)
+    not_proposed: list[str] = field(default_factory=list)  # commands that must not be any check's primary
+    no_problems: bool = False
+    no_checks_under: str = ""  # a directory whose manifests are fixtures, not packages
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    (root / ".git").mkdir()
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if (rel.startswith(("scripts/", "script/", "ci/")) and "." not in Path(rel).name) or rel.endswith(".sh"):
+            path.chmod(0o755)
+
+
+def _primary(facts: ProjectFacts, kind: str) -> str | None:
+    return next((c.command for c in facts.verify_commands if c.kind == kind), None)
+
+
+WORKFLOW = ".github/workflows/ci.yml"
+
+CASES: dict[str, Case] = {
+    # -- a narrow or special CI step never outranks the full local suite ------------------------------------------
+    "nox-release-session-from-ci": Case(
+        files={
+            "pyproject.toml": '[project]\nname = "p"\n',
+            "noxfile.py": (
+                "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n\n"
+                "@nox.session(name='prepare-release')\ndef prepare_release(session):\n"
+                "    session.run('git', 'commit', '-am', 'release')\n    session.run('git', 'tag', 'v1')\n"
+            ),
+            WORKFLOW: "jobs:\n  release:\n    steps:\n      - run: python -m nox -s prepare-release -- 99.9\n",
+        },
+        primary={"test": "nox -s tests"},
+        not_proposed=["python -m nox -s prepare-release -- 99.9", "nox -s prepare-release"],
+    ),
+    "sanitizer-step-with-workspace-variable": Case(
+        files={
+            "pyproject.toml": '[project]\nname = "p"\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+            "tests/test_a.py": "def test_a():\n    pass\n",
+            WORKFLOW: (
+                "jobs:\n  asan:\n    steps:\n      - run: |\n"
+                "          ASAN_OPTIONS=detect_leaks=0 python -m pytest ${GITHUB_WORKSPACE}/tests\n"
+            ),
+        },
+        primary={"test": "pytest"},
+        aside=[("ASAN_OPTIONS=detect_leaks=0 python -m pytest ${GITHUB_WORKSPACE}/tests", "ci-only")],
+    ),
+    "narrow-ci-step-beside-make-test": Case(
+        files={
+            "go.mod": "module example.com/m\n\ngo 1.22\n",
+            "Makefile": "test:\n\tgo test ./...\n",
+            WORKFLOW: "jobs:\n  t:\n    steps:\n      - run: go test ./tsdb/ -test.tsdb-isolation=false\n",
+        },
+        primary={"test": "make test"},
+        aside=[("go test ./tsdb/ -test.tsdb-isolation=false", "narrower")],
+        lines=[("go test ./...", ".", True, "full"), ("go test ./tsdb/", ".", True, "targeted")],
+    ),
+    "failure-ignored-ci-step": Case(
+        files={
+            "Cargo.toml": '[package]\nname = "c"\nversion = "0.1.0"\n',
+            WORKFLOW: "jobs:\n  t:\n    steps:\n      - run: cargo test -p c --test mdtest || true\n",
+        },
+        primary={"test": "cargo test"},
+        not_proposed=["cargo test -p c --test mdtest || true"],
+    ),
+    # -- CI-only or state-dependent steps are not local checks ----------------------------------------------------
+    "other-repository-checkout": Case(
+        files={
+            "pyproject.toml": '[project]\nname = "p"\n[tool.pytest.ini_options]\n',
+            WORKFLOW: (
+                "jobs:\n  third-party:\n    steps:\n      - uses: actions/checkout@v4\n"
+                "        with:\n          repository: someone/else\n          path: else\n"
+                "      - run: cd else && pytest\n"
+            ),
+        },
+        primary={"test": "pytest"},
+        not_proposed=["cd else && pytest"],
+    ),
+    "tool-only-ci-installs": Case(
+        files={
+            "go.mod": "module example.com/m\n\ngo 1.22\n",
+            "Makefile": "test:\n\tgo test ./...\n\nrichtest:\n\trichgo test ./...\n",
+            WORKFLOW: (
+                "jobs:\n  t:\n    steps:\n      - run: go install github.com/kyoh86/richgo@latest\n"
+                "      - run: make richtest\n"
+            ),
+        },
+        primary={"test": "make test"},
+    ),
+    "artefact-cwd": Case(
+        files={
+            "pyproject.toml": '[project]\nname = "p"\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+            WORKFLOW: ("jobs:\n  t:\n    steps:\n      - run: python -m build\n      - run: cd dist/p* && pytest\n"),
+        },
+        primary={"test": "pytest"},
+        not_proposed=["cd dist/p* && pytest"],
+    ),
+    "step-env-variable-expanded": Case(
+        files={
+            "Cargo.toml": '[package]\nname = "c"\nversion = "0.1.0"\n[features]\nfull = []\n',
+            WORKFLOW: (
+                "env:\n  STABLE_FEATURES: full\njobs:\n  t:\n    steps:\n"
+                "      - run: cargo test --features $STABLE_FEATURES\n"
+                "      - run: cargo hack test --each-feature $ONLY_IN_CI\n"
+            ),
+        },
+        primary={"test": "cargo test"},
+        not_proposed=["cargo test --features $STABLE_FEATURES", "cargo hack test --each-feature $ONLY_IN_CI"],
+    ),
+    "pull-request-only-step": Case(
+        files={
+            "package.json": '{"scripts": {"test": "vitest run"}}',
+            WORKFLOW: (
+                "on: pull_request\njobs:\n  t:\n    steps:\n"
+                "      - run: npx eslint $(git diff --name-only origin/${{ github.base_ref }})\n"
+            ),
+        },
+        primary={"test": "npm test", "lint": None},
+    ),
+    # -- bodies decide, not names ---------------------------------------------------------------------------------
+    "format-script-that-checks": Case(
+        files={"package.json": '{"scripts": {"format": "prettier --check .", "test": "vitest run"}}'},
+        primary={"lint": "npm run format", "test": "npm test"},
+    ),
+    "test-serve-that-tests": Case(
+        files={"package.json": '{"scripts": {"test-serve": "vitest run -c vitest.config.serve.ts"}}'},
+        primary={"test": "npm run test-serve"},
+    ),
+    "help-is-not-lint": Case(
+        files={"pyproject.toml": '[project]\nname = "p"\n[tool.ruff]\n', "Makefile": "lint-help:\n\truff --help\n"},
+        primary={"lint": "ruff check"},
+        not_proposed=["make lint-help"],
+    ),
+    # -- equivalents are approved and full; narrowings approved and targeted --------------------------------------
+    "cargo-all-is-workspace": Case(
+        files={
+            "Cargo.toml": '[workspace]\nmembers = ["a", "b"]\n',
+            "a/Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+            "b/Cargo.toml": '[package]\nname = "b"\nversion = "0.1.0"\n',
+            WORKFLOW: "jobs:\n  t:\n    steps:\n      - run: cargo test --workspace\n",
+        },
+        lines=[
+            ("cargo test --all", ".", True, "full"),
+            ("cargo test --workspace", ".", True, "full"),
+            ("cargo test -p a", ".", True, "targeted"),
+        ],
+    ),
+    "nox-session-spellings": Case(
+        files={
+            "noxfile.py": "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+            "pyproject.toml": '[project]\nname = "p"\n',
+        },
+        primary={"test": "nox -s tests"},
+        lines=[
+            ("nox --session tests", ".", True, "full"),
+            ("nox -v -s tests", ".", True, "full"),
+            ("nox -s tests -- -k slow", ".", True, "targeted"),
+        ],
+    ),
+    "testpaths-make-the-directory-the-suite": Case(
+        files={
+            "pyproject.toml": '[project]\nname = "p"\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+            "Makefile": "test:\n\tpython -m pytest tests\n",
+            "tests/test_a.py": "def test_a():\n    pass\n",
+        },
+        primary={"test": "make test"},
+        lines=[("python -m pytest tests", ".", True, "full"), ("pytest tests/test_a.py", ".", True, "targeted")],
+    ),
+    "one-check-listed-once": Case(
+        files={
+            "pyproject.toml": '[project]\nname = "p"\n[tool.ruff]\nline-length = 100\n',
+            "tox.ini": "[tox]\nenvlist = py\n\n[testenv]\ncommands = pytest {posargs}\n",
+        },
+        primary={"test": "tox -e py"},
+        not_proposed=["pytest", "tox"],  # bare `tox` runs the same env: a spelling of it, not a second entry
+        lines=[("tox", ".", True, "full"), ("pytest", ".", True, "full"), ("pytest -k x", ".", True, "targeted")],
+    ),
+    "nextest-is-the-suite": Case(
+        files={"Cargo.toml": '[package]\nname = "c"\nversion = "0.1.0"\n'},
+        primary={"test": "cargo test"},
+        lines=[
+            ("cargo nextest run", ".", True, "full"),
+            ("cargo nextest run -E 'test(x)'", ".", True, "targeted"),
+            ("cargo insta test", ".", True, "full"),
+            ("cargo insta test --accept", ".", False, None),
+        ],
+    ),
+    # -- runners and manifests ------------------------------------------------------------------------------------
+    "rake-default-runs-the-test-task": Case(
+        files={
+            "Gemfile": "source 'https://rubygems.org'\n",
+            "Rakefile": (
+                "require 'rake/testtask'\n\ntask default: :test\n\n"
+                "Rake::TestTask.new do |t|\n  t.pattern = 'test/**/*_test.rb'\nend\n"
+            ),
+            "test/routing_test.rb": "",
+        },
+        primary={"test": "bundle exec rake test"},
+        lines=[
+            ("bundle exec rake", ".", True, "full"),
+            ("bundle exec ruby -Itest test/routing_test.rb", ".", True, "targeted"),
+        ],
+    ),
+    "rake-variant-running-the-suite": Case(
+        files={
+            "Gemfile": "",
+            "Rakefile": (
+                "task :spec do\n  RSpecRunner.new.run\nend\n\n"
+                "task :prism_spec do\n  sh('PARSER_ENGINE=prism bundle exec rake spec')\nend\n"
+            ),
+        },
+        primary={"test": "bundle exec rake spec"},
+        lines=[("bundle exec rake prism_spec", ".", True, "full")],
+    ),
+    "artisan-and-phpunit": Case(
+        files={
+            "composer.json": '{"require-dev": {"phpunit/phpunit": "^11"}}',
+            "phpunit.xml": "<phpunit/>",
+            "artisan": "#!/usr/bin/env php\n<?php\n",
+        },
+        primary={"test": "php artisan test"},
+        lines=[("vendor/bin/phpunit", ".", True, "full"), ("php artisan test --filter=Foo", ".", True, "targeted")],
+    ),
+    "spin-command-table": Case(
+        files={
+            "pyproject.toml": (
+                '[project]\nname = "p"\n[tool.spin]\npackage = "p"\n'
+                '[tool.spin.commands]\n"Build" = ["spin.cmds.meson.build", "spin.cmds.meson.test"]\n'
+            ),
+        },
+        primary={"test": "spin test"},
+        not_proposed=["spin py:test"],
+    ),
+    "vusted-over-the-test-directory": Case(
+        files={"Makefile": "test:\n\tvusted ./test\n", "test/a_spec.lua": ""},
+        primary={"test": "make test"},
+        lines=[("vusted ./test", ".", True, "full"), ("vusted ./test/a_spec.lua", ".", True, "targeted")],
+    ),
+    "deno-lint-and-fmt-check": Case(
+        files={"deno.json": '{"tasks": {"test": "deno test"}}'},
+        primary={"test": "deno task test", "lint": "deno lint"},
+        lines=[("deno fmt --check", ".", True, "full"), ("deno fmt", ".", False, None)],
+    ),
+    "standardrb": Case(
+        files={"Gemfile": "gem 'standard'\n", "Rakefile": "require 'standard/rake'\n"},
+        primary={"lint": "bundle exec rake standard"},
+    ),
+    "pre-commit-mypy-hook": Case(
+        files={
+            ".pre-commit-config.yaml": (
+                "repos:\n  - repo: https://github.com/pre-commit/mirrors-mypy\n    rev: v1.0.0\n"
+                "    hooks:\n      - id: mypy\n"
+            ),
+            "pyproject.toml": '[project]\nname = "p"\n',
+        },
+        lines=[("pre-commit run mypy --all-files", ".", True, "full")],
+    ),
+    "gradle-build-and-check": Case(
+        files={"gradlew": "#!/bin/sh\n", "build.gradle": "plugins { id 'java'\n id 'checkstyle' }\n"},
+        primary={"test": "./gradlew test", "check": "./gradlew check"},
+        lines=[("./gradlew build", ".", True, "full"), ("./gradlew test --tests Foo", ".", True, "targeted")],
+    ),
+    "maven-install-is-not-a-check": Case(
+        files={"pom.xml": "<project/>", "mvnw": "#!/bin/sh\n"},
+        primary={"test": "./mvnw test", "check": "./mvnw verify"},
+        not_proposed=["./mvnw install", "mvn install"],
+    ),
+    # -- writers are never proposed -------------------------------------------------------------------------------
+    "ruff-configured-to-fix": Case(
+        files={"pyproject.toml": '[project]\nname = "p"\n[tool.ruff]\nfix = true\n'},
+        primary={"lint": "ruff check --no-fix"},  # what the configuration makes the check
+        aside=[("ruff check", "writes")],
+        lines=[("ruff check", ".", False, None), ("ruff check --no-fix", ".", True, "full")],
+    ),
+    "make-default-goal-installs": Case(
+        files={"Makefile": "install:\n\tpip install -e .\n\ntest:\n\tpytest\n"},
+        primary={"test": "make test"},
+        not_proposed=["make"],
+    ),
+    "nox-vendoring": Case(
+        files={
+            "noxfile.py": (
+                "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n\n"
+                "@nox.session\ndef vendoring(session):\n    session.run('vendoring', 'sync', '.')\n"
+            )
+        },
+        aside=[("nox -s vendoring", "writes")],
+    ),
+    # -- where a kind has no check, nothing stands in -------------------------------------------------------------
+    "no-test-check-nothing-stands-in": Case(
+        files={"package.json": '{"scripts": {"lint": "eslint ."}}'},
+        primary={"lint": "npm run lint", "test": None},
+    ),
+    # -- monorepos ------------------------------------------------------------------------------------------------
+    "packages-without-root-scripts": Case(
+        files={
+            "package.json": '{"private": true, "workspaces": ["packages/*"]}',
+            "packages/a/package.json": '{"name": "a", "scripts": {"test": "vitest run"}}',
+        },
+        primary={"test": "npm test"},
+        lines=[("cd packages/a && npm test", ".", True, "full")],
+    ),
+    "playground-is-not-a-package": Case(
+        files={
+            "package.json": '{"private": true, "workspaces": ["packages/*", "playground/*"], '
+            '"scripts": {"test": "vitest run"}}',
+            "packages/a/package.json": '{"name": "a", "scripts": {"build": "tsc"}}',
+            "playground/x/package.json": '{"name": "x", "scripts": {"build": "vite build"}}',
+            "playground/y/package.json": '{"name": "y", "scripts": {"build": "vite build"}}',
+        },
+        no_checks_under="playground",
+    ),
+    "cd-into-the-backend": Case(
+        files={
+            "backend/pyproject.toml": (
+                '[project]\nname = "b"\n[tool.uv]\npackage = false\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+            ),
+            "backend/uv.lock": "",
+            "frontend/package.json": '{"scripts": {"test": "vitest run"}}',
+        },
+        lines=[
+            ("cd backend && uv run pytest", ".", True, "full"),
+            ("cd backend && uv run pytest -k x", ".", True, "targeted"),
+        ],
+    ),
+    # -- parsers that hold on real files --------------------------------------------------------------------------
+    "makefile-dot-targets-and-conditionals": Case(
+        files={
+            "Makefile": (
+                ".uv:\n\t@uv --version\n\n.publishenv:\n\t@echo ok\n\n"
+                "ifeq ($(OS),Windows_NT)\n\tEXE := .exe\nelse\n\tEXE :=\nendif\n\n"
+                "test: .uv\n\tuv run pytest\n"
+            ),
+        },
+        primary={"test": "make test"},
+        no_problems=True,
+    ),
+    "tox-factor-list-with-a-space": Case(
+        files={"tox.ini": "[tox]\nenvlist = py310-{default, use_chardet}\n\n[testenv]\ncommands = pytest\n"},
+        primary={"test": "tox -e py310-default"},
+        lines=[("tox -e py310-use_chardet", ".", True, "full"), ("tox", ".", True, "full")],
+        no_problems=True,
+    ),
+    "assignment-from-command-substitution": Case(
+        files={"Makefile": "test:\n\tPYTHONPATH=$$(pwd)/src pytest\n"},
+        primary={"test": "make test"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_pattern(name: str, tmp_path: Path) -> None:
+    case = CASES[name]
+    root = tmp_path / "repo"
+    root.mkdir()
+    _write(root, case.files)
+    facts = detect_facts(root)
+    listing = [(c.kind, c.command, c.cwd) for c in facts.verify_commands]
+    for kind, command in case.primary.items():
+        assert _primary(facts, kind) == command, f"{kind}: {listing}"
+    primaries = {c.command for c in facts.verify_commands}
+    for command in case.not_proposed:
+        assert command not in primaries, listing
+    aside = [(a.command, a.why) for a in facts.set_aside]
+    for item in case.aside:
+        assert item in aside, aside
+    for line, cwd, approved, scope in case.lines:
+        result = classify(line, cwd=root / cwd, root=root, facts=facts)
+        assert (result.approved, result.scope if result.approved else None) == (approved, scope), (
+            f"{line}: {result.to_json()} with {listing}"
+        )
+    if case.no_checks_under:
+        assert not [c for c in facts.verify_commands if c.cwd.startswith(case.no_checks_under)], listing
+    if case.no_problems:
+        assert facts.problems == [], facts.problems
+
+
+# -- bounds: generated files are read within limits, and say so ----------------------------------------------------
+
+
+def test_a_generated_makefile_reads_the_targets_whose_names_speak(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    targets = "".join(f"obj{i}:\n\techo {i}\n" for i in range(3000))
+    (tmp_path / "Makefile").write_text(f"test: lint\n\tpytest\n\nlint:\n\truff check .\n\n{targets}")
+    facts = detect_facts(tmp_path)
+    assert [(c.kind, c.command) for c in facts.verify_commands] == [("test", "make test"), ("lint", "make lint")]
+    assert [p.message for p in facts.problems] == [
+        "3002 targets; only the 2 whose names say what they do (and what they depend on) were read"
+    ]
+
+
+def test_a_huge_workflow_is_reported_not_read(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    workflow = tmp_path / ".github" / "workflows" / "ci.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text("jobs:\n" + "".join(f"  j{i}:\n    steps:\n      - run: pytest\n" for i in range(10000)))
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n")
+    facts = detect_facts(tmp_path)
+    assert _primary(facts, "test") == "pytest"
+    assert any(p.file == ".github/workflows/ci.yml" and "not read" in p.message for p in facts.problems)
+
+
+def test_a_ci_step_running_part_of_a_suite_does_not_stand_in_for_it(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    workflow = tmp_path / ".github" / "workflows" / "ci.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text("jobs:\n  t:\n    steps:\n      - run: pytest tests/test_api.py\n      - run: mypy src\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_api.py").write_text("")
+    (tmp_path / "src").mkdir()
+    facts = detect_facts(tmp_path)
+    assert _primary(facts, "test") is None
+    assert _primary(facts, "typecheck") == "mypy src"  # a checker given the source directory is the check
+    assert ("pytest tests/test_api.py", "narrower") in [(a.command, a.why) for a in facts.set_aside]
