@@ -666,6 +666,7 @@ def _detect_compose(root: Path) -> _Detected | None:
     if name is None:
         return None
     import yaml  # only a project with a compose file pays for the import
+
     try:
         document = yaml.safe_load(_read_text(root / name))
     except yaml.YAMLError:
