@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from freshpass import __version__
+from freshpass.ledger.files import DOCUMENT_LIMIT, first_line, read_regular
 from freshpass.server.backend import Backend
 from freshpass.server.feature import Feature
 from freshpass.server.settings import Settings, parse_settings
@@ -273,9 +274,9 @@ class FreshpassServer(LanguageServer):
     @staticmethod
     def _buffer_differs_from_disk(text: str, path: Path) -> bool:
         try:
-            data = path.read_bytes()
+            data = read_regular(path, DOCUMENT_LIMIT)
         except OSError:
-            return True  # a buffer whose file does not exist (yet) is not covered by anything
+            return True  # a buffer whose file does not exist (yet), or is no regular file, is not covered by anything
         try:
             return data.decode("utf-8") != text
         except UnicodeDecodeError:
@@ -473,8 +474,7 @@ class FreshpassServer(LanguageServer):
 
 def _first_line_on_disk(path: Path) -> str:
     try:
-        with open(path, "rb") as handle:
-            line = handle.readline(4096)
+        line = first_line(path, 4096)  # never a FIFO or a device (`Makefile -> /dev/stdin`)
     except OSError:
         return ""
     return line.decode("utf-8", errors="replace").rstrip("\r\n")

@@ -153,3 +153,19 @@ def test_the_private_directory_is_removed(tmp_path: Path) -> None:
         assert private is not None and (private / "index").is_file()
         assert isolated.run(["rev-parse", "--is-inside-work-tree"]).strip() == b"true"
     assert not private.exists()
+
+
+def test_uncommitted_paths_runs_no_repository_program(tmp_path: Path) -> None:
+    import asyncio
+
+    from freshpass.server.agents import uncommitted_paths
+
+    root = _repo(tmp_path / "repo")
+    marker = tmp_path / "ran"
+    hostile_config(root, marker)
+    (root / "data.bin").write_text("changed\n")
+    (root / "src" / "new.py").write_text("")
+    assert sorted(asyncio.run(uncommitted_paths(root)) or []) == [".gitattributes", "data.bin", "src/new.py"]
+    assert sorted(asyncio.run(uncommitted_paths(root / "src")) or []) == ["new.py"]
+    assert markers(marker) == []
+    assert git(root, "status", "--porcelain", "--untracked-files=no").strip() == "M data.bin"  # index untouched
