@@ -47,7 +47,7 @@ def safe(text: object, *, multiline: bool = False) -> str:
     return (_UNSAFE if multiline else _UNSAFE_SINGLE_LINE).sub(_escape, value)
 
 
-def say(message: object, *, stream: TextIO | None = None, multiline: bool = True) -> None:
+def say(message: object, *, stream: TextIO | None = None, multiline: bool = False) -> None:
     """Print one message of freshpass's own (already composed) to stderr, made safe."""
     target = sys.stderr if stream is None else stream
     try:

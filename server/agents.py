@@ -496,9 +496,17 @@ async def evaluate(
     from freshpass.ledger.status import root_status
 
     root_key = str(root)
-    from freshpass.facts.detect import detect_facts
+    from freshpass.detection import Unavailable, detect_bounded
+    from freshpass.facts.model import ProjectFacts
 
-    root_facts: ProjectFacts = facts if facts is not None else await asyncio.to_thread(detect_facts, root)
+    root_facts: ProjectFacts
+    if facts is not None:
+        root_facts = facts
+    else:
+        try:
+            root_facts = await detect_bounded(root)
+        except Unavailable:  # a repository that breaks or stalls detection: judge it without its declared checks
+            root_facts = ProjectFacts(root=str(root))
     globs = [*ignore, *root_facts.ignore]
     current: ContentSnapshot = (
         snapshot if snapshot is not None else await asyncio.to_thread(take_snapshot, root_key, globs, ignore_prose)

@@ -16,12 +16,14 @@ import asyncio
 import importlib
 import logging
 import os
+import signal
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from freshpass import __version__
+from freshpass.facts.model import ProjectFacts
 from freshpass.ledger.files import DOCUMENT_LIMIT, first_line, read_regular
 from freshpass.server.backend import Backend
 from freshpass.server.feature import Feature
@@ -41,6 +43,13 @@ AGENT_CLIENT_NAMES = ("opencode", "crush", "claude-code", "claude code", "codex"
 LSP_REQUEST_FAILED = -32803
 CLIENT_REFRESH_TIMEOUT = 30.0  # seconds a client may take to acknowledge a refresh request
 REGISTRATION_TIMEOUT = 5.0  # seconds a client may take to accept registrations before we stop waiting
+SIGNAL_SHUTDOWN_TIMEOUT = 15.0  # seconds a signalled server spends tearing runs down before it leaves anyway
+
+
+def trusted_from(options: Mapping[str, Any]) -> bool:
+    """Workspace trust from initializationOptions: absent means trusted (clients without workspace trust), only
+    the JSON value `true` otherwise. Anything else — "false", 0, null, "true" — fails closed."""
+    return "trusted" not in options or options["trusted"] is True
 
 
 def plain(value: Any) -> Any:
@@ -75,12 +84,14 @@ class FreshpassServer(LanguageServer):
         self.trusted = True
         self.client_name = ""
         self.backend = Backend(self.log)
+        self.backend.on_late_facts = self._late_facts
         self.tracker = Tracker(self)
         self.roots: dict[Path, RootState] = {}
         self.features: list[Feature] = []
         self.watcher: Watcher | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shut_down = False
+        self._signalled = False
         self._ready: asyncio.Event | None = None
         # Server → client refresh requests in flight, by method: [sending, asked again meanwhile].
         self._client_refreshes: dict[str, list[bool]] = {}
@@ -373,14 +384,29 @@ class FreshpassServer(LanguageServer):
         if root is not None and not self._shut_down:
             self.tracker.request_refresh(root, paths or set(), delay=DEBOUNCE, facts=paths is None)
 
+    def _late_facts(self, root_path: Path, facts: ProjectFacts) -> None:
+        """Facts whose detection outlasted a refresh's wait: use them now and refresh the root's status."""
+        root = self.roots.get(root_path)
+        if root is None or self._shut_down:
+            return
+        root.facts = facts
+        self.tracker.request_refresh(root, delay=0)
+
     # ---- lifecycle -----------------------------------------------------------------------------------------------
 
     async def initialize(self, params: types.InitializeParams) -> None:
         self._loop = asyncio.get_running_loop()
-        options = plain(params.initialization_options) or {}
-        if not isinstance(options, Mapping):
-            self.log(types.MessageType.Warning, "freshpass: initializationOptions must be an object; ignored")
+        self._install_signal_handlers()
+        options = plain(params.initialization_options)
+        if options is None:
             options = {}
+        if not isinstance(options, Mapping):
+            self.log(
+                types.MessageType.Warning,
+                "freshpass: initializationOptions must be an object; ignored, and the workspace is treated as "
+                "untrusted (nothing will be run)",
+            )
+            options = {"trusted": False}
         client = params.client_info.name if params.client_info else ""
         self.client_name = client
         self.is_agent = options.get("agent") is True or any(name in client.lower() for name in AGENT_CLIENT_NAMES)
@@ -389,8 +415,16 @@ class FreshpassServer(LanguageServer):
             session if isinstance(session, str) and session else f"lsp:{client or 'client'}:{uuid.uuid4().hex[:8]}"
         )
         # Editors that know about workspace trust (VS Code's Restricted Mode) say `trusted: false`: then nothing
-        # is ever executed, whatever a lens or an agent asks; status and receipts still work.
-        self.trusted = options.get("trusted") is not False
+        # is ever executed, whatever a lens or an agent asks; status and receipts still work. Only an absent
+        # `trusted` (a client without workspace trust, such as Neovim) or exactly `true` is trusted: "false", 0,
+        # null or any other value fails closed.
+        self.trusted = trusted_from(options)
+        if "trusted" in options and not isinstance(options["trusted"], bool):
+            self.log(
+                types.MessageType.Warning,
+                f"freshpass: initializationOptions.trusted = {options['trusted']!r} is not true or false; "
+                "treating the workspace as untrusted (nothing will be run)",
+            )
         self.apply_settings(
             {k: v for k, v in options.items() if k not in ("sessionId", "agent", "trusted")}, "initializationOptions"
         )
@@ -457,6 +491,33 @@ class FreshpassServer(LanguageServer):
             if path is not None:
                 folders.append(path)
         return folders
+
+    def _install_signal_handlers(self) -> None:
+        """SIGTERM, SIGHUP and SIGINT end the server the way `shutdown` + `exit` do: running verifies are cancelled
+        and their process groups torn down before the process leaves (the default action would leave them)."""
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            try:
+                loop.add_signal_handler(signum, self._on_signal, signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread (tests), or no signals
+                return
+
+    def _on_signal(self, signum: int) -> None:
+        if self._signalled:
+            return
+        self._signalled = True
+        logger.warning("freshpass: signal %d: stopping", signum)
+        task = asyncio.ensure_future(self._leave(signum))
+        self._background.add(task)
+
+    async def _leave(self, signum: int) -> None:
+        try:
+            await asyncio.wait_for(self.shutdown_all(), SIGNAL_SHUTDOWN_TIMEOUT)
+        except BaseException:
+            logger.exception("shutting down after signal %d", signum)
+        finally:
+            logging.shutdown()
+            os._exit(128 + signum)
 
     async def shutdown_all(self) -> None:
         if self._shut_down:
