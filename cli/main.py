@@ -74,7 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._module.run(args) or 0)
     except UsageError as exc:
-        print(f"freshpass {args.subcommand}: {exc}", file=sys.stderr)
+        from freshpass.terminal import say
+
+        say(f"freshpass {args.subcommand}: {exc}")
         return 2
     except KeyboardInterrupt:
         return 130

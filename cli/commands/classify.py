@@ -133,5 +133,7 @@ def _human(line: str, result: Any, root: Path | None, exit_code: int | None) -> 
 
 
 def _table(rows: list[tuple[str, str]]) -> str:
+    from freshpass.terminal import safe
+
     width = max(len(key) for key, _ in rows)
-    return "\n".join(f"{key:<{width}}  {value}" for key, value in rows)
+    return "\n".join(f"{key:<{width}}  {safe(value)}" for key, value in rows)

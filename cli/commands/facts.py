@@ -27,9 +27,13 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from freshpass.commands.status import detach_stdin
     from freshpass.facts.detect import detect_facts
     from freshpass.facts.model import ProjectFacts
     from freshpass.facts.roots import find_root
+    from freshpass.terminal import safe
+
+    detach_stdin()  # a manifest that is a symlink to /dev/stdin must not wait for the user's typing
 
     path = Path(args.path).expanduser()
     if not path.exists():
@@ -40,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             _print_json(data)
         else:
-            print(f"{path.resolve()}: not inside a project (no .git and no manifest within 6 levels up)")
+            print(f"{safe(path.resolve())}: not inside a project (no .git and no manifest within 6 levels up)")
         return 0
     data = detect_facts(root).to_json()
     if args.json:
@@ -56,14 +60,17 @@ def _print_json(data: dict[str, Any]) -> None:
 
 
 def render_human(data: dict[str, Any]) -> str:
-    """A compact table: command, kind, cwd, source; then package managers, problems."""
-    lines = [f"root: {data['root']}"]
+    """A compact table: command, kind, cwd, source; then package managers, problems. Everything read from the
+    repository is made safe for a terminal (freshpass.terminal)."""
+    from freshpass.terminal import safe
+
+    lines = [f"root: {safe(data['root'])}"]
     if data["package_managers"]:
-        lines.append(f"package managers: {', '.join(data['package_managers'])}")
+        lines.append(f"package managers: {safe(', '.join(data['package_managers']))}")
     commands = data["verify_commands"]
     if commands:
         headers = ("COMMAND", "KIND", "CWD", "SOURCE")
-        rows = [(c["command"], c["kind"], c["cwd"], c["source"]) for c in commands]
+        rows = [(safe(c["command"]), safe(c["kind"]), safe(c["cwd"]), safe(c["source"])) for c in commands]
         widths = [max(len(str(row[i])) for row in (headers, *rows)) for i in range(3)]
         lines.append("")
         for row in (headers, *rows):
@@ -73,5 +80,5 @@ def render_human(data: dict[str, Any]) -> str:
     if data["problems"]:
         lines.append("")
         lines.append("problems:")
-        lines.extend(f"  {p['file']}: {p['message']}" for p in data["problems"])
+        lines.extend(f"  {safe(p['file'])}: {safe(p['message'])}" for p in data["problems"])
     return "\n".join(lines) + "\n"
