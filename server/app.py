@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from freshpass import __version__
 from freshpass.facts.model import ProjectFacts
@@ -68,10 +69,18 @@ def plain(value: Any) -> Any:
 
 
 def uri_to_path(uri: str) -> Path | None:
-    """The file system path of a `file:` URI; None for every other scheme (untitled:, git:, vscode-notebook:…)."""
+    """The file system path of a `file:` URI; None for every other scheme (untitled:, git:, vscode-notebook:…).
+
+    On POSIX the percent-escapes are the path's bytes: a directory name that is not UTF-8 (`caf%E9`) maps back to
+    exactly that directory (pygls would replace the byte with U+FFFD, a path that does not exist)."""
     if not uri.startswith("file:"):
         return None
-    path = to_fs_path(uri)
+    parts = urlsplit(uri)
+    path: str | None
+    if os.name == "posix" and parts.netloc in ("", "localhost"):
+        path = os.fsdecode(unquote_to_bytes(parts.path))
+    else:
+        path = to_fs_path(uri)
     return Path(os.path.abspath(path)) if path else None
 
 

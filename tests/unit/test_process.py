@@ -182,7 +182,8 @@ async def test_a_background_child_holding_the_pipes_does_not_hold_the_run(tmp_pa
 
 async def test_a_process_that_left_the_group_is_stopped_and_named(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
-    result = await run_shell(f"setsid sleep 300 > /dev/null 2>&1 & echo $! > {pid_file}; true", tmp_path, grace=1)
+    detach = f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 300' > /dev/null 2>&1 &"
+    result = await run_shell(f"{detach} while [ ! -s {pid_file} ]; do :; done", tmp_path, grace=1)
     pid = int(pid_file.read_text())
     assert not _alive(pid)
     assert result.escaped == [f"{pid} (sleep)"]
