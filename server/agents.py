@@ -451,10 +451,13 @@ def relative_paths(paths: Iterable[Any], root: Path) -> list[str]:
         if not isinstance(raw, str) or not raw:
             continue
         text = raw
-        scheme = urlparse(text).scheme
-        if scheme == "file":
-            text = unquote(urlparse(text).path)
-        elif len(scheme) > 1:  # another URI scheme (untitled:, vscode-notebook-cell:): not a file of the root
+        try:
+            scheme = urlparse(text).scheme
+            if scheme == "file":
+                text = unquote(urlparse(text).path)
+        except ValueError:  # "file://[": no file anyone can name
+            continue
+        if scheme != "file" and len(scheme) > 1:  # another scheme (untitled:, vscode-notebook-cell:): not a file
             continue
         path = Path(text)
         if not path.is_absolute():
@@ -618,10 +621,13 @@ def _project_of(where: Any) -> Path | None:
 
     if not isinstance(where, str) or not where:
         return None
-    scheme = urlparse(where).scheme
-    if scheme == "file":
-        where = unquote(urlparse(where).path)
-    elif len(scheme) > 1:
+    try:
+        scheme = urlparse(where).scheme
+        if scheme == "file":
+            where = unquote(urlparse(where).path)
+    except ValueError:
+        return None
+    if scheme != "file" and len(scheme) > 1:
         return None
     path = Path(where)
     return find_root(path) if path.is_absolute() and path.exists() else None

@@ -75,12 +75,15 @@ def uri_to_path(uri: str) -> Path | None:
     exactly that directory (pygls would replace the byte with U+FFFD, a path that does not exist)."""
     if not uri.startswith("file:"):
         return None
-    parts = urlsplit(uri)
     path: str | None
-    if os.name == "posix" and parts.netloc in ("", "localhost"):
-        path = os.fsdecode(unquote_to_bytes(parts.path))
-    else:
-        path = to_fs_path(uri)
+    try:
+        parts = urlsplit(uri)
+        if os.name == "posix" and parts.netloc in ("", "localhost"):
+            path = os.fsdecode(unquote_to_bytes(parts.path))
+        else:
+            path = to_fs_path(uri)
+    except ValueError:  # "file://[": not a URI anyone can open
+        return None
     return Path(os.path.abspath(path)) if path else None
 
 
