@@ -79,9 +79,9 @@ async def wait_bounded(
             return future.result()
         except Exception as exc:
             raise Unavailable(f"{what} failed: {type(exc).__name__}: {_first_line(exc)}") from exc
+    future.add_done_callback(_consume)  # abandoned: its outcome is nobody's
     if interrupt is not None and interrupt.is_set():
         raise Interrupted
-    future.add_done_callback(_consume)
     raise Unavailable(f"{what} took longer than {deadline:g} s")
 
 

@@ -365,25 +365,26 @@ async def run_shell(
             os.close(fd)
 
     pgid = proc.pid
-    if on_start is not None:
-        on_start(pgid)
     tail = OutputTail()
     transports: list[asyncio.BaseTransport] = []
     pumps: list[asyncio.Task[None]] = []
-    for fd, name, sink in ((out_read, "stdout", sinks[0]), (err_read, "stderr", sinks[1])):
-        reader, transport = await _open_pipe(loop, fd)
-        transports.append(transport)
-        pumps.append(asyncio.create_task(_pump(reader, name, tail, on_output, sink)))
     waiter = asyncio.create_task(proc.wait())
     watchers: list[asyncio.Task[Any]] = [waiter]
     cancel_task: asyncio.Task[Any] | None = None
-    if cancel is not None:
-        cancel_task = asyncio.create_task(cancel.wait())
-        watchers.append(cancel_task)
-
     timed_out = cancelled = output_cut = False
     escaped: list[str] = []
+    unopened = [out_read, err_read]
     try:
+        for fd, name, sink in ((out_read, "stdout", sinks[0]), (err_read, "stderr", sinks[1])):
+            reader, transport = await _open_pipe(loop, fd)
+            unopened.remove(fd)
+            transports.append(transport)
+            pumps.append(asyncio.create_task(_pump(reader, name, tail, on_output, sink)))
+        if on_start is not None:
+            on_start(pgid)
+        if cancel is not None:
+            cancel_task = asyncio.create_task(cancel.wait())
+            watchers.append(cancel_task)
         done, _ = await asyncio.wait(watchers, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         if waiter not in done:
             if cancel_task is not None and cancel_task in done:
@@ -392,8 +393,11 @@ async def run_shell(
                 timed_out = True
             await terminate_group(pgid, grace)
             await waiter
-    except asyncio.CancelledError:
-        # Our caller was cancelled (e.g. the server is shutting down): never leave the group running.
+    except BaseException:
+        # Our caller was cancelled (e.g. the server is shutting down), or a callback failed: never leave the group
+        # running.
+        for fd in unopened:
+            os.close(fd)
         await asyncio.shield(_teardown(pgid, marker, grace, pumps, transports, drain))
         raise
     finally:
@@ -431,11 +435,14 @@ async def _teardown(
     Returns (escaped processes, whether the pipes were still open after the drain)."""
     await terminate_group(pgid, grace)
     escaped = await _stop_escaped(marker, grace)
-    _, pending = await asyncio.wait(pumps, timeout=drain) if pumps else (set(), set())
+    done, pending = await asyncio.wait(pumps, timeout=drain) if pumps else (set(), set())
     for task in pending:
         task.cancel()
     for transport in transports:
         transport.close()
     if pending:
         await asyncio.wait(pending)
+    for task in done:  # an output callback that failed is the caller's bug, not a reason to leave processes
+        if not task.cancelled():
+            task.exception()
     return escaped, bool(pending)

@@ -155,7 +155,6 @@ async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tupl
     Raises `Interrupted` when a signal arrives meanwhile. When the facts cannot be read (an exception, or longer
     than the deadline) the plan says why (`unreadable`) and nothing will be recorded.
     """
-
     from freshpass.detection import Unavailable, detect_bounded, in_thread
     from freshpass.facts.classify import classify
     from freshpass.facts.roots import find_package_root, find_root
