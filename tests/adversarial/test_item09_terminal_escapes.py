@@ -51,8 +51,8 @@ def test_status_and_log_show_hostile_names_escaped(tmp_path: Path) -> None:
     assert CLIPBOARD in json.loads(stdout)["changed_paths"]  # JSON keeps the exact name, as an escape
 
 
-def test_facts_shows_hostile_script_names_escaped(tmp_path: Path) -> None:
-    root = tmp_path / "demo"
+def test_facts_shows_hostile_names_escaped(tmp_path: Path) -> None:
+    root = tmp_path / "demo\x1b]2;owned\x07"  # a directory someone else named: it is the root facts prints
     root.mkdir()
     (root / "package.json").write_text(json.dumps({"scripts": {"test\x1b[2J": "true", "lint": "true"}}))
     code, stdout, stderr = finish(freshpass("facts", cwd=root), 60)
