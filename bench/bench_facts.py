@@ -1,6 +1,6 @@
 """Benchmark: facts detection on a generated 100,000-file repository.
 
-Targets (issue 2): `detect_facts` in-process under 20 ms, `freshpass facts --json` as a whole process under
+Targets (docs/benchmarks.md): `detect_facts` in-process under 20 ms, `freshpass facts --json` as a whole process under
 300 ms. Detection must not walk the tree; the table shows a full `os.walk` of the same tree for contrast.
 
     .venv/bin/python bench/bench_facts.py [--files N] [--runs N] [--process-runs N] [--no-write]

@@ -1,4 +1,4 @@
-"""Language-server latency and footprint (issue 5 targets); prints a markdown table.
+"""Language-server latency and footprint against the targets of docs/benchmarks.md; prints a markdown table.
 
     .venv/bin/python bench/bench_server.py [--quick]
 

@@ -1,9 +1,9 @@
 """Classify a command line: is it evidence, of what, how wide, and did it pass (design §3).
 
 `classify()` is pure: it reads the line, the facts and (for scope) whether paths exist; it never runs anything.
-The steps follow the design: split the line (`freshpass.facts.shell`), track `cd` and `set -o pipefail`, decide
+The steps follow docs/design.md §3: split the line (`freshpass.facts.shell`), track `cd` and `set -o pipefail`, decide
 which exit status belongs to which command (attribution), normalise each simple command and match it against the
-facts' verify commands or the recognised runners (`freshpass.facts.runners`), then derive kind, scope and status.
+facts' verify commands or the recognised runners (`freshpass.facts.tools`), then derive kind, scope and status.
 
 `matches` lists every attributable match; when the line is not attributable it is empty, and the headline fields
 still describe the first recognised command (so a person sees why `pytest; echo done` is not evidence).
@@ -22,17 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from freshpass.facts.model import Kind, ProjectFacts, VerifyCommand
-from freshpass.facts.runners import (
-    Identified,
-    Invocation,
-    NotEvidence,
-    Rejected,
-    identify,
-    narrowing_of,
-    normalise,
-    positional_indexes,
-)
+from freshpass.facts.model import Kind, ProjectFacts, SetAside, VerifyCommand
 from freshpass.facts.shell import (
     AndOr,
     ParsedLine,
@@ -44,8 +34,20 @@ from freshpass.facts.shell import (
     parse_line,
     simple_commands,
 )
+from freshpass.facts.tools import (
+    Identified,
+    Invocation,
+    NotEvidence,
+    Rejected,
+    exit_means_no_tests,
+    identify,
+    narrowing_of,
+    normalise,
+    positional_indexes,
+    ran_no_tests,
+)
 
-__all__ = ["Classification", "Match", "classify", "targeted_command_for"]
+__all__ = ["Classification", "Match", "classify", "ran_no_tests", "targeted_command_for"]
 
 Scope = Literal["full", "targeted"]
 Status = Literal["passed", "failed"]
@@ -127,29 +129,47 @@ def _no_match(reason: str) -> Classification:
 class _Declared:
     command: VerifyCommand
     invocations: tuple[Invocation, ...]  # more than one for a compound declaration (`make lint && make test`)
+    role: str = "check"  # "check" (approved, full unless narrowed), "part" (approved, always targeted), "writes"
+    reason: str = ""  # why, for a declared writer
 
 
 @functools.lru_cache(maxsize=64)
-def _prepare(commands: tuple[VerifyCommand, ...], root: Path) -> tuple[_Declared, ...]:
-    """Normalise every declared spelling once per (facts, root): both sides of a match go through `normalise`."""
+def _prepare(commands: tuple[VerifyCommand, ...], aside: tuple[SetAside, ...], root: Path) -> tuple[_Declared, ...]:
+    """Normalise every declared spelling once per (facts, root): both sides of a match go through `normalise`.
+
+    Besides the checks, what facts set aside still tells runs apart: a package's own check or a narrower one is
+    the project's check run on a part (approved, targeted); a declared writer (`ruff check` where the project's
+    configuration turns fixing on) is never evidence."""
     prepared: list[_Declared] = []
-    for command in commands:
+    entries: list[tuple[VerifyCommand, str]] = [(command, "check") for command in commands]
+    reasons: dict[tuple[str, str], str] = {(item.command, item.cwd): item.reason for item in aside}
+    for item in aside:
+        if item.why in ("narrower", "package") and item.kind is not None:
+            entries.append((VerifyCommand(item.command, item.kind, item.cwd, item.source), "part"))
+        elif item.why == "writes" and item.kind is not None:
+            # it checks and also rewrites files (`make test` running `eslint --fix` somewhere): freshpass never
+            # proposes it, but a run of it did run the project's checks — evidence, bound to what it ran against
+            entries.append((VerifyCommand(item.command, item.kind, item.cwd, item.source), "check"))
+        elif item.why in ("writes", "publishes"):
+            entries.append((VerifyCommand(item.command, item.kind or "check", item.cwd, item.source), "writes"))
+    for command, role in entries:
         cwd = Path(os.path.normpath(root / command.cwd))
-        for spelling in (command.command, *command.alternatives):
+        for spelling in command.spellings:
             try:
                 parsed = parse_line(spelling)
             except ShellSyntaxError:
                 continue
             invocations = tuple(_declared_invocations(parsed, cwd, root))
             if invocations:
-                prepared.append(_Declared(command, invocations))
+                reason = reasons.get((command.command, command.cwd), "") if role == "writes" else ""
+                prepared.append(_Declared(command, invocations, role, reason))
     return tuple(prepared)
 
 
 def _hashable(commands: Iterable[VerifyCommand]) -> tuple[VerifyCommand, ...]:
-    """The cache key for `_prepare` (alternatives built as a list would make a frozen command unhashable)."""
+    """The cache key for `_prepare` (equivalents built as a list would make a frozen command unhashable)."""
     return tuple(
-        c if isinstance(c.alternatives, tuple) else dataclasses.replace(c, alternatives=tuple(c.alternatives))
+        c if isinstance(c.equivalents, tuple) else dataclasses.replace(c, equivalents=tuple(c.equivalents))
         for c in commands
     )
 
@@ -164,25 +184,68 @@ def _declared_invocations(parsed: ParsedLine, cwd: Path, root: Path) -> Iterable
             yield from result
 
 
+def _synonymous(tokens: tuple[str, ...], runner: Identified | None) -> tuple[str, ...]:
+    """Option synonyms rewritten to one spelling (`--session` → `-s`, `--all` → `--workspace`)."""
+    if runner is None or not runner.runner.synonyms:
+        return tokens
+    synonyms = dict(runner.runner.synonyms)
+    out: list[str] = []
+    for token in tokens:
+        if token.startswith("-") and token != "-" and token != "--":
+            name, eq, value = token.partition("=")
+            token = synonyms.get(name, name) + (eq + value if eq else "")
+        out.append(token)
+    return tuple(out)
+
+
+# Task runners whose bare form runs a default target: a name after them is another target.
+_DEFAULT_GOAL_RUNNERS = frozenset({"make", "gmake", "just", "task", "rake", "mage", "invoke", "inv"})
+
+
 def _approved_trailing(declared: Invocation, run: Invocation, runner: Identified | None) -> tuple[str, ...] | None:
     """The run's tokens beyond the declared ones, or None when the run is not that declared command.
 
     Design §3.4: the run's leading non-option tokens equal the declared ones, every declared token appears, and
-    options may sit anywhere (`go test -v ./...` matches `go test ./...`)."""
+    options may sit anywhere (`go test -v ./...` matches `go test ./...`); option synonyms are one option."""
     if run.tokens[:1] != declared.tokens[:1]:
         return None  # a different program, whatever its arguments
+    if (
+        len(declared.tokens) == 1
+        and declared.tokens[0] in _DEFAULT_GOAL_RUNNERS
+        and any(not t.startswith("-") and "=" not in t for t in run.tokens[1:])
+    ):
+        return None  # bare `make` runs the default goal; `make itest` is another target, not an argument
     spec = runner.runner if runner else None
-    declared_positionals = [declared.tokens[i] for i in positional_indexes(declared.tokens, spec)]
-    run_positionals = [run.tokens[i] for i in positional_indexes(run.tokens, spec)]
+    declared_tokens = _synonymous(declared.tokens, runner)
+    run_tokens = _synonymous(run.tokens, runner)
+    declared_positionals = [declared_tokens[i] for i in positional_indexes(declared_tokens, spec)]
+    run_positionals = [run_tokens[i] for i in positional_indexes(run_tokens, spec)]
     if run_positionals[: len(declared_positionals)] != declared_positionals:
         return None
-    remaining = list(run.tokens)
-    for token in declared.tokens:
+    remaining = list(run_tokens)
+    for token in declared_tokens:
         try:
             remaining.remove(token)
         except ValueError:
             return None
     return tuple(remaining)
+
+
+def _narrower_run(declared: Invocation, run: Invocation, runner: Identified | None) -> tuple[str, ...] | None:
+    """A run of the declared command's own runner that lacks only what widens it to the whole project
+    (`cargo test -p web` for `cargo test --workspace`, `go test ./api/...` for `go test ./...`): the run's
+    tokens after the runner, or None when it is not such a run."""
+    if runner is None or run.tokens[: runner.head] != declared.tokens[: runner.head]:
+        return None
+    widening = runner.runner.whole_scope
+    if not widening:
+        return None
+    declared_rest = _synonymous(declared.tokens[runner.head :], runner)
+    run_rest = _synonymous(run.tokens[runner.head :], runner)
+    missing = [t for t in declared_rest if t not in run_rest]
+    if not missing or any(t not in widening and t not in runner.runner.neutral for t in missing):
+        return None
+    return run_rest
 
 
 # --- shell state: cd, pushd, set -o pipefail -------------------------------------------------------------------
@@ -299,7 +362,11 @@ def classify(
     if root_path is not None:
         root_path = Path(os.path.normpath(os.path.abspath(root_path)))
     cwd_path = Path(os.path.normpath(os.path.abspath(cwd)))
-    declared = _prepare(_hashable(facts.verify_commands), root_path) if facts is not None and root_path else ()
+    declared = (
+        _prepare(_hashable(facts.verify_commands), tuple(facts.set_aside), root_path)
+        if facts is not None and root_path
+        else ()
+    )
     if not line.strip():
         return _no_match("empty command line")
     try:
@@ -491,40 +558,6 @@ def _headline(matches: list[Match]) -> Match:
     return next((m for m in matches if m.kind == "test"), matches[0])
 
 
-# Output that says a run executed nothing (design §3.7). Each pattern is specific to one runner's wording.
-_NO_TESTS_PATTERNS = (
-    re.compile(r"\bno tests ran\b", re.IGNORECASE),  # pytest summary; unittest ≥ 3.12 "NO TESTS RAN"
-    re.compile(r"^Ran 0 tests? in\b", re.MULTILINE),  # unittest
-    re.compile(r"^\s*collected 0 items\s*$", re.MULTILINE),  # pytest, nothing collected or selected
-    re.compile(r"\bNo tests found\b"),  # jest (also with --passWithNoTests)
-    re.compile(r"\bNo test files found\b"),  # vitest
-    re.compile(r"^# tests 0\s*$", re.MULTILINE),  # node --test
-    re.compile(r"\bRan 0 tests across\b"),  # bun test
-    re.compile(r"^\s*0 passing\b", re.MULTILINE),  # mocha
-    re.compile(r"\bNo tests executed\b"),  # phpunit
-    re.compile(r"^0 examples, 0 failures", re.MULTILINE),  # rspec
-)
-_CARGO_RESULT = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed")
-_GO_PACKAGE_LINE = re.compile(r"^(ok|FAIL|\?)\s+\S+.*$", re.MULTILINE)
-_OUTPUT_WINDOW = 256 * 1024
-
-
-def ran_no_tests(output: str) -> bool:
-    """Does this output say that no test was executed?"""
-    if len(output) > 2 * _OUTPUT_WINDOW:  # summaries sit at the end; the head holds collection errors
-        output = output[:_OUTPUT_WINDOW] + "\n" + output[-_OUTPUT_WINDOW:]
-    if any(p.search(output) for p in _NO_TESTS_PATTERNS):
-        return True
-    cargo = [(int(a), int(b)) for a, b in _CARGO_RESULT.findall(output)]
-    if cargo and sum(a + b for a, b in cargo) == 0:
-        return True
-    go_lines = _GO_PACKAGE_LINE.findall(output)
-    if go_lines:
-        lines = [m.group(0) for m in _GO_PACKAGE_LINE.finditer(output)]
-        return all("[no test files]" in ln or "[no tests to run]" in ln for ln in lines)
-    return False
-
-
 def _aborted(exit_code: int) -> bool:
     # 124: timeout(1) killed it; 128+N: killed by signal N (130 SIGINT, 137 SIGKILL, 143 SIGTERM); negative: a
     # signal as Python's subprocess reports it.
@@ -537,7 +570,7 @@ def _status(exit_code: int, output: str | None, reporting: list[_Found]) -> tupl
     runs_tests = any(f.match.kind == "test" for f in reporting)
     if runs_tests:
         runners = {f.match.runner for f in reporting}
-        if exit_code == 5 and runners & {"pytest", "unittest"}:
+        if exit_means_no_tests(exit_code, runners):
             return "failed", NO_TESTS_RAN
         if output and ran_no_tests(output):
             return "failed", NO_TESTS_RAN
@@ -567,23 +600,47 @@ def _display(tokens: tuple[str, ...]) -> str:
     return join_words(list(tokens))
 
 
+_ROLE_ORDER = {"check": 0, "part": 1, "writes": 2}
+
+
 def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path | None) -> Match | NotEvidence | None:
     identified = identify(invocation.tokens)
-    if isinstance(identified, NotEvidence):
-        return identified
     runner = identified if isinstance(identified, Identified) else None
     best: tuple[_Declared, tuple[str, ...]] | None = None
+    narrower = False
     for candidate in declared:
         if len(candidate.invocations) != 1:
             continue  # a compound declaration (`npm ci && npm test`) is matched as a whole: see _match_compound
         spelled = candidate.invocations[0]
         if spelled.cwd is None or invocation.cwd is None or spelled.cwd != invocation.cwd:
             continue
+        spelled_as = identify(spelled.tokens)
+        if isinstance(identified, NotEvidence) and not isinstance(spelled_as, NotEvidence):
+            continue  # the run's own arguments make it a writer or watcher (`ruff check --fix`)
         trailing = _approved_trailing(spelled, invocation, runner or _identified(spelled.tokens))
         if trailing is None:
             continue
-        if best is None or len(spelled.tokens) > len(best[0].invocations[0].tokens):
+        if best is None or (len(spelled.tokens), -_ROLE_ORDER[candidate.role]) > (
+            len(best[0].invocations[0].tokens),
+            -_ROLE_ORDER[best[0].role],
+        ):
             best = (candidate, trailing)
+    if best is None and runner is not None:
+        for candidate in declared:
+            if candidate.role == "writes" or len(candidate.invocations) != 1:
+                continue
+            spelled = candidate.invocations[0]
+            spelled_runner = _identified(spelled.tokens)
+            if spelled.cwd != invocation.cwd or spelled_runner is None or spelled_runner.label != runner.label:
+                continue
+            rest = _narrower_run(spelled, invocation, spelled_runner)
+            if rest is not None:
+                best, narrower = (candidate, rest), True
+                break
+    if best is not None and best[0].role == "writes":
+        return NotEvidence(best[0].reason or f"`{best[0].command.command}` rewrites files", "writes")
+    if best is None and isinstance(identified, NotEvidence):
+        return identified
     cwd_text = _relative_cwd(invocation.cwd, root)
     # A package script's arguments reach the runner its body starts (`"test": "jest"`): read them as jest's.
     arguments_of = _script_runner(invocation) or runner
@@ -592,12 +649,20 @@ def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path |
         spelled = candidate.invocations[0]
         narrowing = narrowing_of(trailing, arguments_of or _identified(spelled.tokens), invocation.cwd, root).reasons
         narrowing += [f"option {a}" for a in invocation.wrapper_args if a not in spelled.wrapper_args]
+        if narrower:
+            missing = [t for t in spelled.tokens if t not in invocation.tokens]
+            narrowing.insert(0, "without " + " ".join(missing) if missing else "a narrower run")
+        if candidate.role == "part":
+            narrowing.insert(0, f"a part of the project (`{candidate.command.command}`)")
         command = candidate.command
         extra = list(trailing)
         if extra and _is_npm_script(spelled.tokens) and "--" not in command.command.split():
             extra = ["--", *extra]
+        canonical = " ".join([command.command, *([join_words(extra)] if extra else [])])
+        if narrower:
+            canonical = _display(invocation.tokens)
         return Match(
-            canonical_command=" ".join([command.command, *([join_words(extra)] if extra else [])]),
+            canonical_command=canonical,
             approved=True,
             kind=command.kind,
             scope="targeted" if narrowing else "full",

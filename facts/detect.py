@@ -1,115 +1,76 @@
 """What a repository declares for checking itself (design §2).
 
-`detect_facts(root)` asks each detector (one per signal level, `freshpass.facts.detectors`) for candidate
-commands, then orders them by precedence and merges duplicates: the highest-precedence spelling wins and the others
-become its `alternatives`. Pure reading: known file names and directories a manifest names, never a walk of the
-tree, never a project command.
+`detect_facts(root)` reads the repository's packages (`signals.packages`), asks each signal reader for candidates
+— explicit configuration, wrapper scripts, package scripts, Python's runners and tools, task runners, ecosystem
+conventions, CI workflows, contributor docs — and lets `facts.checks` decide the checks: per kind one primary with
+its equivalents, ranked as a contributor sees them, and what was set aside and why. Pure reading: known file names
+and the directories the conventions name, never a walk of the tree, never a project command; bounded in time.
 """
 
 from __future__ import annotations
 
-import functools
 import os
-import shlex
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from freshpass.facts.detectors import ci, ecosystems, explicit, node, scripts, tasks, tools
-from freshpass.facts.detectors.base import Candidate, Collector
-from freshpass.facts.detectors.python import PythonDetector
-from freshpass.facts.detectors.shell import script_name, tool_tokens
-from freshpass.facts.model import Problem, ProjectFacts, VerifyCommand
+from freshpass.facts.checks import decide_checks
+from freshpass.facts.model import Problem, ProjectFacts
 from freshpass.facts.recipes import recipe_for
+from freshpass.facts.signals import ci, docs, ecosystems, explicit, node, packages, python, scripts, tasks
+from freshpass.facts.signals.base import DEFAULT_TIME_BUDGET, Collector, DetectionStopped
+
+T = TypeVar("T")
 
 
-@dataclass
-class _Merged:
-    first: Candidate
-    alternatives: list[str] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
-
-
-def detect_facts(root: Path) -> ProjectFacts:
-    """The facts of `root`: manifests, package managers, verify commands in precedence order, problems."""
+def detect_facts(root: Path, *, time_budget: float = DEFAULT_TIME_BUDGET) -> ProjectFacts:
+    """The facts of `root`: manifests, package managers, checks in rank order, what was set aside, problems."""
     root = Path(os.path.abspath(root))
     facts = ProjectFacts(root=str(root))
     if not root.is_dir():
         facts.problems.append(Problem(".", f"{root} is not a directory"))
         return facts
-    collector = Collector(root)
-    python = PythonDetector(collector)
-    explicit.detect(collector)
-    ci.detect(collector)
-    scripts.detect(collector)
-    node.detect(collector)
-    python.detect_runners()
-    python.detect_tools()
-    tools.detect(collector)
-    tasks.detect(collector)
-    ecosystems.detect(collector)
-
-    merged = _merge(collector.candidates)
-    facts.manifests = collector.manifests
-    facts.package_managers = collector.package_managers
-    facts.verify_commands = [
-        VerifyCommand(
-            command=entry.first.command,
-            kind=entry.first.kind,
-            cwd=entry.first.cwd,
-            source=entry.first.source,
-            alternatives=tuple(entry.alternatives),
-        )
-        for entry in merged
-    ]
-    facts.context_files = _context_files(collector, merged)
-    facts.problems = collector.problems
-    facts.ignore = collector.ignore
+    c = Collector(root, time_budget=time_budget)
+    package_dirs: list[str] = ["."]
+    outcome = None
+    try:
+        _guarded(c, "[tool.freshpass]", explicit.read, c)
+        found = _guarded(c, "workspace packages", packages.discover, c) or [packages.Package(".")]
+        package_dirs = [p.cwd for p in found if p.workspace_member]
+        for package in found:
+            for reader in (scripts.read, node.read, node.read_deno, python.read, tasks.read, ecosystems.read):
+                _guarded(c, f"{reader.__module__.rsplit('.', 1)[-1]} signals of {package.cwd}", reader, c, package)
+        _guarded(c, "CI workflows", ci.read, c)
+        _guarded(c, "contributor docs", docs.read, c)
+    except DetectionStopped:
+        c.problem(".", f"detection stopped after {time_budget:g} s; what was read so far is kept")
+        c.deadline = float("inf")  # deciding on what was read is bounded by what was read
+    outcome = _guarded(c, "deciding the checks", decide_checks, c, package_dirs)
+    facts.manifests = c.manifests
+    facts.package_managers = c.package_managers
+    if outcome is not None:
+        facts.verify_commands = outcome.checks
+        facts.set_aside = outcome.set_aside
+    facts.context_files = _ordered_context(facts, c.context_files)
+    facts.problems = c.problems
+    facts.ignore = c.ignore
     recipe, recipe_problems = recipe_for(root, facts)
     facts.recipe = recipe
     facts.problems.extend(recipe_problems)
     return facts
 
 
-@functools.lru_cache(maxsize=4096)
-def equivalence_key(command: str, cwd: str) -> tuple[str, tuple[str, ...]]:
-    """Commands with the same key run the same thing in the same place (`npm test` ≡ `npm run test`)."""
+def _guarded(c: Collector, what: str, function: Callable[..., T], *args: Any) -> T | None:
+    """Run one reader; whatever it trips over becomes a problem and detection goes on with the others."""
     try:
-        tokens = shlex.split(command)
-    except ValueError:
-        tokens = command.split()
-    tokens = tool_tokens(tokens)
-    if tokens and tokens[0] in ("npm", "pnpm", "yarn", "bun"):
-        script = script_name(tokens[0], tokens[1:])
-        if script is not None:
-            tokens = [tokens[0], "run", script]
-    if len(tokens) >= 2 and tokens[0] in ("bash", "sh") and not tokens[1].startswith("-"):
-        tokens = tokens[1:]
-    if tokens and tokens[0].startswith("./"):
-        tokens = [tokens[0][2:], *tokens[1:]]
-    return cwd, tuple(tokens)
-
-
-def _merge(candidates: list[Candidate]) -> list[_Merged]:
-    ordered = sorted(candidates, key=lambda c: c.level)  # stable: declaration order within a level
-    merged: list[_Merged] = []
-    by_key: dict[tuple[str, tuple[str, ...]], _Merged] = {}
-    for candidate in ordered:
-        keys = [equivalence_key(spelling, candidate.cwd) for spelling in (candidate.command, *candidate.alternatives)]
-        entry = next((by_key[key] for key in keys if key in by_key), None)
-        if entry is None:
-            entry = _Merged(
-                candidate, [a for a in candidate.alternatives if a != candidate.command], [candidate.source]
-            )
-            merged.append(entry)
-        else:
-            for spelling in (candidate.command, *candidate.alternatives):
-                if spelling != entry.first.command and spelling not in entry.alternatives:
-                    entry.alternatives.append(spelling)
-            if candidate.source not in entry.sources:
-                entry.sources.append(candidate.source)
-        for key in keys:
-            by_key.setdefault(key, entry)
-    return merged
+        return function(*args)
+    except DetectionStopped:
+        raise
+    except RecursionError:
+        c.problem(".", f"{what}: nested too deeply to analyse")
+    except Exception as exc:  # a reader's bug must not cost the other signals, nor the user's command
+        c.problem(".", f"{what}: could not be read ({type(exc).__name__}: {exc})")
+    return None
 
 
 def _source_file(source: str) -> str:
@@ -121,14 +82,13 @@ def _source_file(source: str) -> str:
     return source
 
 
-def _context_files(collector: Collector, merged: list[_Merged]) -> list[str]:
-    files: list[str] = []
-    for entry in merged:
-        for source in entry.sources:
+def _ordered_context(facts: ProjectFacts, files: list[str]) -> list[str]:
+    """The files that declare the checks first (in check order), then the other context (CI, docs, wrappers)."""
+    ordered: list[str] = []
+    for command in facts.verify_commands:
+        for source in (command.source, *command.also):
             rel = _source_file(source)
-            if rel and rel not in files:
-                files.append(rel)
-    for rel in collector.context_files:
-        if rel not in files:
-            files.append(rel)
-    return files
+            if rel and rel not in ordered:
+                ordered.append(rel)
+    ordered.extend(f for f in files if f not in ordered)
+    return ordered

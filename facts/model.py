@@ -11,16 +11,34 @@ from typing import Any, Literal
 Kind = Literal["test", "lint", "typecheck", "build", "check"]
 KINDS: tuple[Kind, ...] = ("test", "lint", "typecheck", "build", "check")
 
+# Where a check was learned, strongest first (design §2): the project said so to freshpass; a local entry point a
+# contributor runs (wrapper script, Make/just/Task target, package script, tox env, nox session); a command the
+# contributor docs give that no entry point declares; a tool's configuration run through the project's environment
+# manager; an ecosystem convention; a CI step (a fallback only, for a kind nothing local declares).
+Origin = Literal["explicit", "local", "docs", "tool", "convention", "ci"]
+ORIGINS: tuple[Origin, ...] = ("explicit", "local", "docs", "tool", "convention", "ci")
+
 
 @dataclass(frozen=True)
 class VerifyCommand:
-    """A command the repository itself declares for checking itself."""
+    """A check the repository declares: its primary spelling, and its equivalents.
+
+    `equivalents` are other spellings and wrappers of the same full check (`npm run test` for `npm test`, the
+    `go test ./...` that `make test` runs, the tox env that runs the same pytest); a run of any of them is that
+    check, approved and full. They are spelled from `cwd`.
+    """
 
     command: str
     kind: Kind
     cwd: str = "."  # relative to the root, POSIX separators
     source: str = ""  # where it was declared, e.g. "package.json#scripts.test", "Makefile:test"
-    alternatives: tuple[str, ...] = ()  # equivalent spellings ("npm run test" for "npm test")
+    equivalents: tuple[str, ...] = ()
+    origin: Origin = "local"
+    also: tuple[str, ...] = ()  # other places that declare or run the same check (a CI job, CONTRIBUTING.md)
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        return (self.command, *self.equivalents)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -28,20 +46,59 @@ class VerifyCommand:
             "kind": self.kind,
             "cwd": self.cwd,
             "source": self.source,
+            "origin": self.origin,
         }
-        if self.alternatives:
-            data["alternatives"] = list(self.alternatives)
+        if self.equivalents:
+            data["equivalents"] = list(self.equivalents)
+        if self.also:
+            data["also"] = list(self.also)
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> VerifyCommand:
+        origin = data.get("origin", "local")
         return cls(
             command=str(data["command"]),
             kind=data.get("kind", "test"),
             cwd=str(data.get("cwd", ".")),
             source=str(data.get("source", "")),
-            alternatives=tuple(data.get("alternatives", ())),
+            equivalents=tuple(data.get("equivalents", data.get("alternatives", ()))),
+            origin=origin if origin in ORIGINS else "local",
+            also=tuple(data.get("also", ())),
         )
+
+
+# Why something a repository declares is not proposed as a check.
+SetAsideReason = Literal[
+    "writes", "publishes", "watches", "installs", "ci-only", "narrower", "package", "routed", "not-a-check"
+]
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """Something recognised but not proposed, and why (`freshpass facts --all`).
+
+    `narrower` and `package` entries are still the project's own checks run on a part: a run of one is approved
+    and targeted. `writes` and `publishes` entries are never evidence, whatever they are called. `routed`: a tool
+    the project runs only through its own runner, which gives it what a bare run would miss.
+    """
+
+    command: str
+    kind: Kind | None
+    cwd: str
+    source: str
+    why: SetAsideReason
+    reason: str  # for people: "writes: `ruff format .`", "CI only: needs richgo, which only CI installs"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "command": self.command,
+            "kind": self.kind,
+            "cwd": self.cwd,
+            "source": self.source,
+            "why": self.why,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -57,16 +114,20 @@ class Problem:
 
 @dataclass
 class ProjectFacts:
-    """Everything detection learned about one root (design §8 `freshpass facts --json`)."""
+    """Everything detection learned about one root (design §8 `freshpass facts --json`).
+
+    `verify_commands` are the checks in rank order: the first of each kind is the one a click runs.
+    """
 
     root: str  # absolute path
-    manifests: list[str] = field(default_factory=list)  # relative paths of the manifest files read
+    manifests: list[str] = field(default_factory=list)  # relative paths of the files read
     package_managers: list[str] = field(default_factory=list)  # e.g. ["pnpm"], ["uv"], ["cargo"]
     verify_commands: list[VerifyCommand] = field(default_factory=list)
     context_files: list[str] = field(default_factory=list)  # files an agent/human should read (CI, wrappers)
     recipe: dict[str, Any] | None = None  # design §5 recipe as data (phases, ready_url, …) or None
     problems: list[Problem] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)  # extra ignore globs from [tool.freshpass] ignore = [...]
+    set_aside: list[SetAside] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -74,6 +135,7 @@ class ProjectFacts:
             "manifests": list(self.manifests),
             "package_managers": list(self.package_managers),
             "verify_commands": [c.to_json() for c in self.verify_commands],
+            "set_aside": [s.to_json() for s in self.set_aside],
             "context_files": list(self.context_files),
             "recipe": self.recipe,
             "problems": [p.to_json() for p in self.problems],
@@ -81,3 +143,7 @@ class ProjectFacts:
 
     def commands_of_kind(self, kind: str) -> list[VerifyCommand]:
         return [c for c in self.verify_commands if c.kind == kind]
+
+    def primary(self, kind: str, cwd: str | None = None) -> VerifyCommand | None:
+        """The check a click runs for `kind` (at `cwd`, when given): the first of that kind, or None."""
+        return next((c for c in self.verify_commands if c.kind == kind and (cwd is None or c.cwd == cwd)), None)

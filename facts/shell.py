@@ -138,16 +138,20 @@ class _Token:
     text: str
     word: Word | None = None
     fd: str = ""
+    start: int = 0  # where a word begins and ends in the text (for quoting it back exactly as written)
+    end: int = 0
 
 
 class _Tokenizer:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, lenient: bool = False) -> None:
+        self.lenient = lenient  # scripts: `;;` of a case statement is an operator, not an error
         self.s = text
         self.i = 0
         self.tokens: list[_Token] = []
         self.pending_heredocs: list[tuple[str, bool]] = []  # (delimiter, strip leading tabs)
         # current word under construction
         self.buf: list[str] = []
+        self.word_start = 0
         self.in_word = False
         self.expands = False
         self.quoted = False
@@ -198,7 +202,7 @@ class _Tokenizer:
             elif c in "|&;":
                 self._end_word()
                 op = next(o for o in _CONTROL if s.startswith(o, self.i))
-                if op == ";;":
+                if op == ";;" and not self.lenient:
                     raise ShellSyntaxError("';;' only belongs in a case statement, which is not analysed")
                 self.tokens.append(_Token("op", op))
                 self.i += len(op)
@@ -212,6 +216,8 @@ class _Tokenizer:
 
     # -- words --
     def _add(self, text: str, *, quoted: bool = False, expands: bool = False) -> None:
+        if not self.in_word:
+            self.word_start = self.i
         self.buf.append(text)
         self.in_word = True
         self.quoted = self.quoted or quoted
@@ -220,7 +226,7 @@ class _Tokenizer:
     def _end_word(self) -> None:
         if self.in_word:
             word = Word("".join(self.buf), expands=self.expands, quoted=self.quoted)
-            self.tokens.append(_Token("word", word.text, word=word))
+            self.tokens.append(_Token("word", word.text, word=word, start=self.word_start, end=self.i))
         self.buf = []
         self.in_word = False
         self.expands = False
@@ -555,3 +561,162 @@ def is_assignment(word: str) -> bool:
     """`NAME=value` (a shell variable assignment when it prefixes a command)."""
     name, eq, _ = word.partition("=")
     return bool(eq) and _NAME.fullmatch(name) is not None
+
+
+# --- scripts: what a script, recipe or CI step runs (detection) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScriptCommand:
+    """One simple command of a script as detection reads it.
+
+    `condition`: it is the condition of an `if`/`while`/`until` (its result steers the script, it is not a check
+    of its own); `failure_ignored`: a `|| …` follows it (`pytest || true`), so its failure would not fail the
+    script; `piped`: it is part of a pipeline; `background`: it runs with `&`.
+    """
+
+    words: tuple[Word, ...]
+    condition: bool = False
+    failure_ignored: bool = False
+    piped: bool = False
+    background: bool = False
+    source: str = ""  # the command as written (quotes, `$(…)` and all), on one line
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return tuple(w.text for w in self.words)
+
+    @property
+    def text(self) -> str:
+        return self.source or join_words(self.argv)
+
+
+_CONDITION_WORDS = frozenset({"if", "elif", "while", "until"})
+_OPENING_WORDS = frozenset({"then", "else", "do", "{", "!", "}", "fi", "done", "esac"})
+
+
+def script_commands(text: str) -> list[ScriptCommand]:
+    """The simple commands a script (or a recipe, a CI `run:` block, a package script) runs, in order.
+
+    Unlike `parse_line` this never gives up on a whole script: compound commands are read through (`if make lint;
+    then pytest; fi` gives `make lint` as a condition, then `pytest`), `for`/`case` headers and function
+    definitions are skipped, and a line that cannot be tokenised (an unbalanced quote) is dropped on its own."""
+    try:
+        tokens = _Tokenizer(text, lenient=True).run()
+        sources = [text] * len(tokens)
+    except ShellSyntaxError:
+        tokens, sources = [], []
+        for line in text.splitlines():
+            try:
+                found = _Tokenizer(line, lenient=True).run()
+            except ShellSyntaxError:
+                found = []
+            tokens.extend(found)
+            sources.extend([line] * len(found))
+            tokens.append(_Token("newline", "\n"))
+            sources.append(line)
+    return _read_script_tokens(tokens, sources)
+
+
+def _written(spans: list[tuple[str, int, int]]) -> str:
+    """The words of one command as written, on one line (continuations joined)."""
+    if not spans:
+        return ""
+    text, start, _end = spans[0]
+    if any(source is not text for source, _s, _e in spans):
+        return ""
+    written = text[start : spans[-1][2]]
+    return " ".join(written.replace("\\\n", " ").split())
+
+
+def _read_script_tokens(tokens: list[_Token], sources: list[str]) -> list[ScriptCommand]:
+    commands: list[ScriptCommand] = []
+    words: list[Word] = []
+    spans: list[tuple[str, int, int]] = []
+    condition = False  # the current command follows if/while/until
+    skipping = False  # inside a `for … in …` / `case … in` header, up to its `;`, newline or `do`
+    piped = False
+    case_depth = 0
+
+    def flush(op: str) -> None:
+        nonlocal words, piped, spans
+        if words and not skipping:
+            commands.append(
+                ScriptCommand(
+                    tuple(words),
+                    condition=condition,
+                    failure_ignored=op == "||",
+                    piped=piped or op in ("|", "|&"),
+                    background=op == "&",
+                    source=_written(spans),
+                )
+            )
+        words = []
+        spans = []
+        piped = op in ("|", "|&")
+
+    redirect_target = False
+    for token, source in zip(tokens, sources, strict=True):
+        if token.kind == "redir":
+            redirect_target = True  # its target is not an argument
+            continue
+        if token.kind == "word" and redirect_target:
+            redirect_target = False
+            continue
+        redirect_target = False
+        if token.kind == "word" and token.word is not None:
+            word = token.word
+            if not words and not word.quoted:
+                if word.text == "esac":
+                    case_depth = max(0, case_depth - 1)
+                    continue
+                if word.text in _CONDITION_WORDS:
+                    condition = True
+                    continue
+                if word.text == "then" or word.text == "do":
+                    condition = False
+                    skipping = False
+                    continue
+                if word.text in _OPENING_WORDS:
+                    continue
+                if word.text in ("for", "select"):
+                    skipping = True
+                    continue
+                if word.text == "case":
+                    skipping = True
+                    case_depth += 1
+                    continue
+                if word.text == "function":
+                    skipping = True
+                    continue
+            if skipping and case_depth and word.text == "in" and not word.quoted:
+                skipping = False  # `case x in`: the branches follow; their patterns end in `)`
+                words = []
+                spans = []
+                continue
+            words.append(word)
+            spans.append((source, token.start, token.end))
+        elif token.kind == "op":
+            if token.text in ("(", ")"):
+                # a subshell, a function's `()`, or a case pattern's `)`: the words before `)` are a pattern
+                if token.text == ")" and case_depth and words:
+                    words, spans = [], []
+                    continue
+                if token.text == "(" and words:  # `name()` function definition
+                    words, spans = [], []
+                    skipping = False
+                    continue
+                flush("")
+                continue
+            if token.text == ";;":
+                flush(";")
+                continue
+            flush(token.text)
+            if token.text in (";", "&"):
+                skipping = False
+        elif token.kind == "newline":
+            flush("")
+            skipping = False
+    flush("")
+    # A `case` statement's esac closes it; conditions are already attributed command by command.
+    return [c for c in commands if c.words]

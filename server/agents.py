@@ -30,6 +30,7 @@ from urllib.parse import unquote, urlparse
 
 import pathspec
 from freshpass.ledger.content import PROSE_KEPT, prose_globs
+from freshpass.server import settings_defaults
 
 if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts
@@ -37,9 +38,10 @@ if TYPE_CHECKING:
 
 Verdict = Literal["verified", "nudge", "exhausted", "not_applicable"]
 SCOPE_RANK = {"targeted": 0, "full": 1}
-DEFAULT_BUDGET = 2
-DEFAULT_DONE_KINDS: tuple[str, ...] = ("test",)
-DEFAULT_DONE_SCOPE = "full"
+# The settings' defaults (package.json, through scripts/gen-settings): `freshpass hook` uses them too.
+DEFAULT_BUDGET = settings_defaults.NUDGE_BUDGET
+DEFAULT_DONE_KINDS: tuple[str, ...] = settings_defaults.DONE_KINDS
+DEFAULT_DONE_SCOPE = settings_defaults.DONE_SCOPE
 SHOWN_PATHS = 5  # changed paths named in a message; the rest are counted
 # Evidence the baseline search looks at: the ledger keeps at most 1,000 events per root by default.
 BASELINE_SEARCH_LIMIT = 1000

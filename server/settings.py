@@ -1,7 +1,8 @@
 """The server's settings: one typed object, read leniently.
 
-The names and defaults are the table in docs/architecture.md (the root `package.json` `contributes.configuration`
-is the one source editors show). Values arrive from `initializationOptions` (nested as VS Code's
+The names and defaults come from the root `package.json` `contributes.configuration`, their one source, through
+the generated `freshpass.server.settings_defaults` (scripts/gen-settings; docs/configuration.md lists them). Values
+arrive from `initializationOptions` (nested as VS Code's
 `getConfiguration("freshpass")` returns it), from `workspace/configuration` section `freshpass`, and again on
 `workspace/didChangeConfiguration`. Both nested objects (`{"diagnostics": {"severity": …}}`) and dotted keys
 (`{"diagnostics.severity": …}`) are accepted because clients differ. A bad value never stops the server: it is
@@ -15,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from freshpass.server import settings_defaults as defaults
 from lsprotocol import types
 
 SEVERITIES: dict[str, types.DiagnosticSeverity] = {
@@ -30,18 +32,18 @@ KINDS = ("test", "lint", "typecheck", "build", "check")
 
 @dataclass(frozen=True)
 class Settings:
-    """Every setting the server reads (docs/architecture.md, "Settings")."""
+    """Every setting the server reads (docs/configuration.md), with package.json's defaults."""
 
-    diagnostics_severity: str = "warning"
-    diagnostics_agent_severity: str = "error"
-    code_lens_enabled: bool = True
-    ignore: tuple[str, ...] = ()
-    ignore_prose: bool = True
-    nudge_budget: int = 2
-    done_kinds: tuple[str, ...] = ("test",)
-    done_scope: str = "full"
-    verify_timeout: float = 1800.0
-    terminal_evidence: bool = True
+    diagnostics_severity: str = defaults.DIAGNOSTICS_SEVERITY
+    diagnostics_agent_severity: str = defaults.DIAGNOSTICS_AGENT_SEVERITY
+    code_lens_enabled: bool = defaults.CODE_LENS_ENABLED
+    ignore: tuple[str, ...] = defaults.IGNORE
+    ignore_prose: bool = defaults.IGNORE_PROSE
+    nudge_budget: int = defaults.NUDGE_BUDGET
+    done_kinds: tuple[str, ...] = defaults.DONE_KINDS
+    done_scope: str = defaults.DONE_SCOPE
+    verify_timeout: float = defaults.VERIFY_TIMEOUT
+    terminal_evidence: bool = defaults.TERMINAL_EVIDENCE
 
     def severity_for(self, *, agent: bool) -> types.DiagnosticSeverity:
         return SEVERITIES[self.diagnostics_agent_severity if agent else self.diagnostics_severity]
@@ -110,8 +112,9 @@ SPECS: dict[str, _Spec] = {
     "verify.timeout": _Spec("verify_timeout", _positive_seconds),
     "terminalEvidence": _Spec("terminal_evidence", _bool),
 }
-# Keys that belong to the client (`server.command`) or to initializationOptions itself: known, not settings.
-CLIENT_SIDE_KEYS = {"server.command", "server", "trace.server", "trace", "sessionId", "agent", "trusted"}
+# Keys that belong to the editor (package.json's editor-only settings such as `server.command`, VS Code's `trace`)
+# or to initializationOptions itself: known, not settings.
+CLIENT_SIDE_KEYS = {"server", "trace.server", "trace", "sessionId", "agent", "trusted", *defaults.EDITOR_ONLY}
 
 
 @dataclass

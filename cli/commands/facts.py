@@ -20,6 +20,7 @@ from freshpass.main import UsageError
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", nargs="?", default=".", metavar="PATH", help="a file or directory (default: .)")
     parser.add_argument("--json", action="store_true", help="machine output (design §8 shape)")
+    parser.add_argument("--all", action="store_true", help="also list what was recognised but not proposed, and why")
     parser.epilog = (
         "PATH resolves to its root: the git root, else the nearest ancestor (at most 6 levels up) with a manifest. "
         'Outside any project the answer is empty ("root": null) and the exit status is 0.'
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(data)
     else:
-        sys.stdout.write(render_human(data))
+        sys.stdout.write(render_human(data, show_all=args.all))
     return 0
 
 
@@ -59,26 +60,65 @@ def _print_json(data: dict[str, Any]) -> None:
     sys.stdout.write("\n")
 
 
-def render_human(data: dict[str, Any]) -> str:
-    """A compact table: command, kind, cwd, source; then package managers, problems. Everything read from the
-    repository is made safe for a terminal (freshpass.terminal)."""
-    from freshpass.terminal import safe
-
-    lines = [f"root: {safe(data['root'])}"]
+def render_human(data: dict[str, Any], *, show_all: bool = False) -> str:
+    """The check a click runs for each kind first, with its equivalents under it; then the project's other checks;
+    then (with --all) what was set aside and why; then problems. Every line is made safe for a terminal
+    (freshpass.terminal): commands, paths and messages come from the repository."""
+    lines = [f"root: {data['root']}"]
     if data["package_managers"]:
-        lines.append(f"package managers: {safe(', '.join(data['package_managers']))}")
+        lines.append(f"package managers: {', '.join(data['package_managers'])}")
     commands = data["verify_commands"]
+    primaries: list[dict[str, Any]] = []
+    for command in commands:
+        if all(p["kind"] != command["kind"] for p in primaries):
+            primaries.append(command)
+    others = [c for c in commands if c not in primaries]
     if commands:
-        headers = ("COMMAND", "KIND", "CWD", "SOURCE")
-        rows = [(safe(c["command"]), safe(c["kind"]), safe(c["cwd"]), safe(c["source"])) for c in commands]
-        widths = [max(len(str(row[i])) for row in (headers, *rows)) for i in range(3)]
+        width = max(len(_where(c)) for c in commands)
         lines.append("")
-        for row in (headers, *rows):
-            lines.append("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
+        for command in primaries:
+            lines.extend(_check_lines(command, width))
+        if others:
+            lines.append("")
+            lines.append("other checks:")
+            for command in others:
+                lines.extend(_check_lines(command, width))
     else:
-        lines.append("no verify commands declared")
+        lines.append("no checks declared")
+    aside = data.get("set_aside") or []
+    if aside and show_all:
+        lines.append("")
+        lines.append("set aside:")
+        for item in aside:
+            where = f" (in {item['cwd']})" if item["cwd"] != "." else ""
+            lines.append(f"  {_one_line(item['command'])}{where}")
+            lines.append(f"      {item['why']}: {item['reason']}  [{item['source']}]")
+    elif aside:
+        lines.append("")
+        lines.append(
+            f"{len(aside)} recognised but not proposed (writers, watchers, CI-only, narrower): --all shows why"
+        )
     if data["problems"]:
         lines.append("")
         lines.append("problems:")
-        lines.extend(f"  {safe(p['file'])}: {safe(p['message'])}" for p in data["problems"])
-    return "\n".join(lines) + "\n"
+        lines.extend(f"  {p['file']}: {p['message']}" for p in data["problems"])
+    from freshpass.terminal import safe
+
+    return "\n".join(safe(line) for line in lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _where(command: dict[str, Any]) -> str:
+    cwd = f"  (in {command['cwd']})" if command["cwd"] != "." else ""
+    return _one_line(command["command"]) + cwd
+
+
+def _check_lines(command: dict[str, Any], width: int) -> list[str]:
+    lines = [f"{command['kind']:<10} {_where(command):<{width}}  {command['source']}"]
+    equivalents = command.get("equivalents") or []
+    if equivalents:
+        lines.append(f"{'':<10}   same check: {' · '.join(_one_line(e) for e in equivalents)}")
+    return lines

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freshpass.main import UsageError
+from freshpass.server import settings_defaults as defaults
 from freshpass.terminal import say
 
 if TYPE_CHECKING:
@@ -40,9 +41,10 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--budget",
         type=int,
-        default=2,
+        default=defaults.NUDGE_BUDGET,
         metavar="N",
-        help="nudges per session between two passes (setting nudge.budget; default 2, 0 never blocks)",
+        help=f"nudges per session between two passes (setting nudge.budget; default {defaults.NUDGE_BUDGET}, "
+        "0 never blocks)",
     )
     parser.add_argument(
         "--done-kind",
@@ -50,13 +52,14 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         choices=KIND_CHOICES,
         metavar="KIND",
-        help="a kind whose fresh pass counts as done; repeat for several (setting done.kinds; default test)",
+        help="a kind whose fresh pass counts as done; repeat for several "
+        f"(setting done.kinds; default {' '.join(defaults.DONE_KINDS)})",
     )
     parser.add_argument(
         "--done-scope",
         choices=("full", "targeted"),
-        default="full",
-        help="the narrowest scope that counts as done (setting done.scope; default full)",
+        default=defaults.DONE_SCOPE,
+        help=f"the narrowest scope that counts as done (setting done.scope; default {defaults.DONE_SCOPE})",
     )
 
 
@@ -91,7 +94,7 @@ def _rules(args: argparse.Namespace) -> DoneRules:
 
     if args.budget < 0:
         raise UsageError(f"--budget must be 0 or more, got {args.budget}")
-    return DoneRules(budget=args.budget, kinds=tuple(args.done_kinds or ("test",)), scope=args.done_scope)
+    return DoneRules(budget=args.budget, kinds=tuple(args.done_kinds or defaults.DONE_KINDS), scope=args.done_scope)
 
 
 async def _evaluate(path: Path, session: str, rules: DoneRules, edited: Sequence[str] = ()) -> Decision:

@@ -1,4 +1,4 @@
-"""The language server end to end (issue 5 acceptance): each test runs as Neovim 0.11 and as VS Code."""
+"""The language server end to end (docs/design.md §6): each test runs as Neovim 0.11 and as VS Code."""
 
 from __future__ import annotations
 

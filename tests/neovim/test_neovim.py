@@ -159,55 +159,26 @@ def _flatten(settings: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-# Client-side settings the Lua settings object does not carry: `cmd` is Neovim's `server.command`, and terminal
-# evidence comes from VS Code's shell integration.
-NOT_IN_LUA_SETTINGS = {"server.command", "terminalEvidence"}
+def _manifest_defaults() -> dict[str, Any]:
+    """`freshpass.*` defaults from the VS Code manifest, the settings' one source."""
+    configuration = json.loads((REPO / "package.json").read_text())["contributes"]["configuration"]
+    return {name.removeprefix("freshpass."): spec["default"] for name, spec in configuration["properties"].items()}
 
 
-def _documented_defaults() -> dict[str, Any]:
-    """`freshpass.*` defaults from the settings table of docs/architecture.md."""
-    text = (REPO / "docs" / "architecture.md").read_text()
-    defaults: dict[str, Any] = {}
-    for name, default in re.findall(r"^\| `freshpass\.([\w.]+)` \|[^|]*\| `([^`]*)` \|", text, re.MULTILINE):
-        try:
-            defaults[name] = json.loads(default)
-        except json.JSONDecodeError:
-            defaults[name] = default
-    assert defaults, "no settings table found in docs/architecture.md"
-    return defaults
-
-
-def _manifest_defaults() -> dict[str, Any] | None:
-    """`freshpass.*` defaults from the VS Code manifest, once it declares them."""
-    manifest = REPO / "package.json"
-    if not manifest.exists():
-        return None
-    configuration = json.loads(manifest.read_text()).get("contributes", {}).get("configuration")
-    if not configuration:
-        return None
-    sections = configuration if isinstance(configuration, list) else [configuration]
-    return {
-        name.removeprefix("freshpass."): spec.get("default")
-        for section in sections
-        for name, spec in section.get("properties", {}).items()
-        if name.startswith("freshpass.")
-    }
-
-
-def test_lua_defaults_match_the_settings_table_and_root_markers(run_nvim) -> None:
-    """The plugin's pure logic passes, and its defaults equal the documented settings and facts/roots.py."""
+def test_lua_defaults_match_the_manifest_and_root_markers(run_nvim) -> None:
+    """The plugin's pure logic passes, and its defaults equal package.json's and facts/roots.py's markers."""
     from freshpass.facts.roots import ROOT_MARKERS
 
     result = run_nvim("unit.lua")
     dumped = json.loads(result.stdout.splitlines()[0])
     lua_settings = _flatten(dumped["settings"])
-    sources = {"docs/architecture.md": _documented_defaults()}
-    manifest = _manifest_defaults()
-    if manifest is not None:
-        sources["package.json"] = manifest
-    for source, defaults in sources.items():
-        expected = {name: value for name, value in defaults.items() if name not in NOT_IN_LUA_SETTINGS}
-        assert lua_settings == expected, f"lua/freshpass/config.lua settings differ from {source}"
+    # `cmd` is Neovim's `server.command`, and terminal evidence comes from VS Code's shell integration.
+    expected = {
+        name: value
+        for name, value in _manifest_defaults().items()
+        if name not in ("server.command", "terminalEvidence")
+    }
+    assert lua_settings == expected, "lua/freshpass/settings_defaults.lua differs from package.json"
     git_marker, manifest_markers = dumped["root_markers"]
     assert git_marker == ".git"
     assert sorted(manifest_markers) == sorted(ROOT_MARKERS)

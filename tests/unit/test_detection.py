@@ -39,6 +39,6 @@ async def test_interrupt_stops_waiting() -> None:
 
 
 async def test_detect_bounded_reads_facts(tmp_path: Path) -> None:
-    (tmp_path / "Makefile").write_text("test:\n\ttrue\n")
+    (tmp_path / "Makefile").write_text("test:\n\tpytest -q\n")
     facts = await detect_bounded(tmp_path)
     assert [command.command for command in facts.verify_commands] == ["make test"]

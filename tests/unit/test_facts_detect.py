@@ -38,7 +38,7 @@ def _problem_files(facts: ProjectFacts) -> list[str]:
 # -- precedence and merging -------------------------------------------------------------------------------------
 
 
-def test_ci_spelling_wins_and_the_others_become_alternatives(tmp_path: Path) -> None:
+def test_the_local_script_is_the_check_and_ci_running_it_corroborates(tmp_path: Path) -> None:
     _write(
         tmp_path,
         {
@@ -50,10 +50,11 @@ def test_ci_spelling_wins_and_the_others_become_alternatives(tmp_path: Path) -> 
     facts = detect_facts(tmp_path)
     assert len(facts.verify_commands) == 1
     command = facts.verify_commands[0]
-    assert (command.command, command.source) == ("npm run test", ".github/workflows/ci.yml#jobs.t.steps[0]")
-    assert set(command.alternatives) == {"npm test", "npm t"}
-    # Both the workflow and the manifest that declared the script are worth reading.
-    assert facts.context_files == [".github/workflows/ci.yml", "package.json"]
+    assert (command.command, command.source, command.origin) == ("npm test", "package.json#scripts.test", "local")
+    assert set(command.equivalents) == {"npm run test", "npm t", "jest"}
+    assert command.also == (".github/workflows/ci.yml#jobs.t.steps[0]",)
+    # Both the manifest that declares the script and the workflow that runs it are worth reading.
+    assert facts.context_files == ["package.json", ".github/workflows/ci.yml"]
 
 
 def test_env_manager_spelling_merges_with_the_bare_tool(tmp_path: Path) -> None:
@@ -66,7 +67,8 @@ def test_env_manager_spelling_merges_with_the_bare_tool(tmp_path: Path) -> None:
         },
     )
     facts = detect_facts(tmp_path)
-    assert _commands(facts) == [("uv run pytest", "test", ".", ".github/workflows/ci.yml#jobs.t.steps[1]")]
+    assert _commands(facts) == [("uv run pytest", "test", ".", "pyproject.toml#tool.pytest.ini_options")]
+    assert facts.verify_commands[0].also == (".github/workflows/ci.yml#jobs.t.steps[1]",)
 
 
 def test_same_command_in_different_directories_is_not_merged(tmp_path: Path) -> None:
@@ -198,25 +200,34 @@ def test_tox_generative_envlist_and_skipped_envs(tmp_path: Path) -> None:
             """
         },
     )
-    assert [c.command for c in detect_facts(tmp_path).verify_commands] == [
-        "tox",
-        "tox -e py311-django42",
+    facts = detect_facts(tmp_path)
+    # One test check: the generated envs all run the same pytest; the formatter env is set aside, and so is bare
+    # `tox`, which would run it.
+    assert [(c.command, c.kind) for c in facts.verify_commands] == [
+        ("tox -e py311-django42", "test"),
+        ("tox -e lint", "lint"),
+    ]
+    assert set(facts.verify_commands[0].equivalents) == {
         "tox -e py311-django50",
         "tox -e py312-django42",
         "tox -e py312-django50",
-        "tox -e lint",
-    ]
+        "pytest",
+    }
+    assert {(a.command, a.why) for a in facts.set_aside} == {("tox -e format", "writes"), ("tox", "writes")}
 
 
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
         (
-            {"tox.toml": 'env_list = ["py312", "type"]\n[env.type]\ncommands = [["mypy", "src"]]\n'},
+            {
+                "tox.toml": 'env_list = ["py312", "type"]\n[env_run_base]\ncommands = [["pytest"]]\n'
+                '[env.type]\ncommands = [["mypy", "src"]]\n'
+            },
             [
-                ("tox", "test", ".", "tox.toml#env_list"),
-                ("tox -e py312", "test", ".", "tox.toml#env_list"),
+                ("tox -e py", "test", ".", "tox.toml#env_list"),
                 ("tox -e type", "typecheck", ".", "tox.toml#env.type"),
+                ("tox", "check", ".", "tox.toml#env_list"),
             ],
         ),
         (
@@ -224,24 +235,18 @@ def test_tox_generative_envlist_and_skipped_envs(tmp_path: Path) -> None:
                 "pyproject.toml": '[tool.tox]\nenv_list = ["lint"]\n'
                 '[tool.tox.env.lint]\ncommands = [["ruff", "check"]]\n'
             },
-            [
-                ("tox", "test", ".", "pyproject.toml#tool.tox.env_list"),
-                ("tox -e lint", "lint", ".", "pyproject.toml#tool.tox.env.lint"),
-            ],
+            [("tox -e lint", "lint", ".", "pyproject.toml#tool.tox.env.lint")],
         ),
         (
-            {"pyproject.toml": '[tool.tox]\nlegacy_tox_ini = """\n[tox]\nenvlist = py3\n"""\n'},
-            [
-                ("tox", "test", ".", "pyproject.toml#tool.tox.legacy_tox_ini"),
-                ("tox -e py3", "test", ".", "pyproject.toml#tool.tox.legacy_tox_ini"),
-            ],
+            {
+                "pyproject.toml": '[tool.tox]\nlegacy_tox_ini = """\n[tox]\nenvlist = py3\n'
+                '[testenv]\ncommands = pytest\n"""\n'
+            },
+            [("tox -e py", "test", ".", "pyproject.toml#tool.tox.legacy_tox_ini")],
         ),
         (
-            {"setup.cfg": "[tox:tox]\nenvlist = py311\n"},
-            [
-                ("tox", "test", ".", "setup.cfg#tox:tox.envlist"),
-                ("tox -e py311", "test", ".", "setup.cfg#tox:tox.envlist"),
-            ],
+            {"setup.cfg": "[tox:tox]\nenvlist = py311\n[testenv]\ncommands = pytest\n"},
+            [("tox -e py", "test", ".", "setup.cfg#tox:tox.envlist")],
         ),
     ],
 )
@@ -279,9 +284,10 @@ def test_invalid_noxfile_is_a_problem_and_other_signals_still_work(tmp_path: Pat
     assert "line 1" in facts.problems[0].message
 
 
-def test_runtests_routes_pytest(tmp_path: Path) -> None:
+def test_runtests_is_the_project_s_own_test_runner(tmp_path: Path) -> None:
     _write(tmp_path, {"runtests.py": "import sys\n", "setup.cfg": "[tool:pytest]\n"})
-    assert [c.command for c in detect_facts(tmp_path).verify_commands] == ["python runtests.py"]
+    # the project's own runner is a local entry point: it outranks pytest's configuration
+    assert [c.command for c in detect_facts(tmp_path).verify_commands] == ["python runtests.py", "pytest"]
 
 
 # -- task runners ---------------------------------------------------------------------------------------------
@@ -303,7 +309,7 @@ def test_invalid_taskfile_yaml_is_a_problem(tmp_path: Path) -> None:
     _write(tmp_path, {"Taskfile.yml": "tasks:\n  test:\n    cmds: [go test\n", "go.mod": "module x\n"})
     facts = detect_facts(tmp_path)
     assert _problem_files(facts) == ["Taskfile.yml"]
-    assert [c.command for c in facts.verify_commands] == ["go test ./...", "go build ./..."]
+    assert [c.command for c in facts.verify_commands] == ["go test ./...", "go vet ./...", "go build ./..."]
 
 
 def test_not_a_directory(tmp_path: Path) -> None:
@@ -337,7 +343,7 @@ def test_detection_reads_only_known_places(tmp_path: Path, monkeypatch: pytest.M
     listed: list[str] = []
     read: list[str] = []
     globbed: list[str] = []
-    real_scandir, real_read_bytes, real_glob = os.scandir, Path.read_bytes, glob.glob
+    real_scandir, real_read_bytes, real_glob, real_open = os.scandir, Path.read_bytes, glob.glob, os.open
 
     def scandir(path: Any = ".") -> Any:
         listed.append(os.path.relpath(os.fspath(path), tmp_path))
@@ -346,6 +352,10 @@ def test_detection_reads_only_known_places(tmp_path: Path, monkeypatch: pytest.M
     def read_bytes(self: Path) -> bytes:
         read.append(os.path.relpath(self, tmp_path))
         return real_read_bytes(self)
+
+    def opener(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        read.append(os.path.relpath(os.fspath(path), tmp_path))
+        return real_open(path, flags, *args, **kwargs)
 
     def globber(pattern: str, **kwargs: Any) -> list[str]:
         globbed.append(os.path.relpath(pattern, tmp_path))
@@ -356,6 +366,7 @@ def test_detection_reads_only_known_places(tmp_path: Path, monkeypatch: pytest.M
 
     monkeypatch.setattr(os, "scandir", scandir)
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", opener)
     monkeypatch.setattr(glob, "glob", globber)
     monkeypatch.setattr(os, "walk", forbidden)
     monkeypatch.setattr(Path, "rglob", forbidden)
@@ -365,12 +376,13 @@ def test_detection_reads_only_known_places(tmp_path: Path, monkeypatch: pytest.M
     assert "never-read" not in json.dumps(facts.to_json())
     # Listed: the known script and workflow directories, plus the root and its direct children for the bounded
     # globs (`packages/*` workspaces, `*/*/go.mod` nested modules). Nothing deeper: src/pkg0/... is never listed.
-    known = {".github/workflows", "scripts", "script", "bin", "tools", "ci"}
+    known = {".github/workflows", "scripts", "script", "bin", "tools", "ci", "dev", "hack", ".github", "docs", "doc"}
+    known |= {"docs/_docs", "docs/src", "docs/dev", "docs/development", "docs/contributing"}
     assert all(rel in known or len(Path(rel).parts) <= 1 for rel in listed), listed
     assert not any(rel.startswith("src/") for rel in listed)
     assert all(len(Path(rel).parts) <= 3 for rel in read), read
     assert all("**" not in pattern and len(Path(pattern).parts) <= 3 for pattern in globbed), globbed
-    assert len(read) <= 12, read
+    assert read and len(read) <= 12, read
 
 
 # -- robustness -------------------------------------------------------------------------------------------------
@@ -496,17 +508,38 @@ def test_binary_manifest_is_a_problem(tmp_path: Path) -> None:
 # -- command line ----------------------------------------------------------------------------------------------
 
 
-def test_cli_human_output_is_a_table_with_problems(tmp_path: Path) -> None:
-    _write(tmp_path, {"Makefile": "test:\n\tpytest\n", "package.json": "{nope"})
+def test_cli_human_output_shows_the_primary_per_kind_its_equivalents_and_problems(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "Makefile": "test:\n\tpytest\n\nfmt:\n\truff format .\n",
+            "pytest.ini": "[pytest]\n",
+            "web/package.json": '{"scripts": {"test": "jest"}}',
+            "package.json": "{nope",
+        },
+    )
     result = run_cli("facts", str(tmp_path))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == f"root: {tmp_path.resolve()}"
-    header = next(line for line in lines if line.startswith("COMMAND"))
-    assert header.split() == ["COMMAND", "KIND", "CWD", "SOURCE"]
-    assert any(line.split() == ["make", "test", "test", ".", "Makefile:test"] for line in lines)
+    first = lines.index(next(line for line in lines if line.startswith("test")))
+    assert lines[first].split() == ["test", "make", "test", "Makefile:test"]
+    assert lines[first + 1].split()[:2] == ["same", "check:"] and "pytest" in lines[first + 1]
+    assert "other checks:" in lines
+    assert any(
+        line.split() == ["test", "npm", "test", "(in", "web)", "web/package.json#scripts.test"] for line in lines
+    )
+    assert any("--all shows why" in line for line in lines)
     assert "problems:" in lines
     assert any(line.strip().startswith("package.json: invalid JSON") for line in lines)
+
+
+def test_cli_all_lists_what_was_set_aside_and_why(tmp_path: Path) -> None:
+    _write(tmp_path, {"Makefile": "test:\n\tpytest\n\nfmt:\n\truff format .\n\nrelease:\n\ttwine upload dist/*\n"})
+    lines = run_cli("facts", "--all", str(tmp_path)).stdout.splitlines()
+    aside = lines[lines.index("set aside:") + 1 :]
+    assert aside[0].strip() == "make fmt" and aside[1].strip().startswith("writes: `ruff format` rewrites files")
+    assert aside[2].strip() == "make release" and aside[3].strip().startswith("publishes:")
 
 
 def test_cli_path_resolves_to_its_root(tmp_path: Path) -> None:
@@ -518,7 +551,11 @@ def test_cli_path_resolves_to_its_root(tmp_path: Path) -> None:
 def test_cli_default_path_is_the_current_directory(tmp_path: Path) -> None:
     _write(tmp_path, {"Cargo.toml": "[package]\nname='x'\n"})
     result = run_cli("facts", "--json", cwd=tmp_path)
-    assert [c["command"] for c in json.loads(result.stdout)["verify_commands"]] == ["cargo test", "cargo build"]
+    assert [c["command"] for c in json.loads(result.stdout)["verify_commands"]] == [
+        "cargo test",
+        "cargo clippy",
+        "cargo build",
+    ]
 
 
 def test_cli_missing_path_is_a_usage_error(tmp_path: Path) -> None:
@@ -537,6 +574,7 @@ def test_cli_no_root(tmp_path: Path) -> None:
         "manifests": [],
         "package_managers": [],
         "verify_commands": [],
+        "set_aside": [],
         "context_files": [],
         "recipe": None,
         "problems": [],

@@ -1,5 +1,6 @@
 """Each fixture repository under tests/fixtures/repos/ mimics a real project; its expected.json states what a careful
-maintainer would list (design §2). The comparison is exact: every command, kind, cwd, source, alternative, problem.
+maintainer would list (design §2). The comparison is exact: every check, equivalent, origin, what was set aside and
+why, and every problem. `FRESHPASS_REGENERATE_FIXTURES=1` rewrites them from detection (review the diff!).
 
 `root` (absolute, machine-dependent) and `recipe` (owned by freshpass.facts.recipes) are left out.
 """
@@ -7,6 +8,7 @@ maintainer would list (design §2). The comparison is exact: every command, kind
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,8 @@ def test_detect_facts_matches_expected(name: str, tmp_path: Path, monkeypatch: p
     facts = detect_facts(repo)
     assert facts.root == str(repo)
     actual = _comparable(facts.to_json())
+    if os.environ.get("FRESHPASS_REGENERATE_FIXTURES"):
+        (REPOS / name / "expected.json").write_text(json.dumps(actual, indent=2) + "\n")
     expected = _expected(name)
     # Commands first: a mismatch there reads best as a list diff.
     assert actual["verify_commands"] == expected["verify_commands"]
@@ -75,6 +79,7 @@ def test_cli_json_is_the_same_as_in_process(name: str, tmp_path: Path) -> None:
         "manifests",
         "package_managers",
         "verify_commands",
+        "set_aside",
         "context_files",
         "recipe",
         "problems",

@@ -66,7 +66,9 @@ async def test_no_evidence_is_unverified(repo: Path) -> None:
         status = await status_of(ledger, repo)
     assert status["status"] == "unverified"
     assert status["evidence"] is None and status["scope"] is None and status["kinds"] == {}
-    assert status["verify_commands"] == [{"command": "pytest", "kind": "test", "cwd": ".", "source": "pyproject.toml"}]
+    assert status["verify_commands"] == [
+        {"command": "pytest", "kind": "test", "cwd": ".", "source": "pyproject.toml", "origin": "local"}
+    ]
 
 
 async def test_edit_stales_revert_refreshes_identical_save_stays_fresh(repo: Path) -> None:

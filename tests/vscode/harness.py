@@ -1,6 +1,6 @@
 """A real VS Code (code-server 4.96.4) with the freshpass extension, driven by Playwright in headless Chromium.
 
-How it runs without GitHub, and why each step exists: shared note vscode-real-client.md and scripts/setup-editors.
+How it runs without GitHub, and why each step exists: the comments of scripts/setup-editors.
 Every process the harness starts carries FRESHPASS_TEST_MARKER in its environment (code-server, its extension
 hosts, the language server they spawn, the verify runs it starts in their own process groups, and Chromium), so
 teardown can prove that nothing is left running.

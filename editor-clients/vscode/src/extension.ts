@@ -541,7 +541,8 @@ class TerminalEvidence implements vscode.Disposable {
 }
 
 function enabled(): boolean {
-  return vscode.workspace.getConfiguration("freshpass").get<boolean>("terminalEvidence", true);
+  // No fallback here: VS Code supplies package.json's default.
+  return vscode.workspace.getConfiguration("freshpass").get<boolean>("terminalEvidence") === true;
 }
 
 function confidenceName(confidence: vscode.TerminalShellExecutionCommandLineConfidence): Confidence {

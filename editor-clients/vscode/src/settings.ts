@@ -5,8 +5,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-export const DEFAULT_SERVER_COMMAND: readonly string[] = ["freshpass", "serve"];
-
 /**
  * initializationOptions: the `freshpass` settings object exactly as `getConfiguration("freshpass")` nests it
  * (docs/architecture.md, "Settings"), plus the top-level facts only the client knows. `trusted: false` tells the
@@ -23,7 +21,7 @@ export function initializationOptions(
 }
 
 export interface ServerCommandInputs {
-  /** The effective value of `freshpass.server.command`. */
+  /** The effective value of `freshpass.server.command`: VS Code supplies package.json's default when none is set. */
   configured: unknown;
   /** True when a user, workspace or folder value was set (not just the default). */
   explicitlySet: boolean;
@@ -39,7 +37,14 @@ export type ServerCommand =
   | { ok: false; problem: string };
 
 export function resolveServerCommand(inputs: ServerCommandInputs): ServerCommand {
-  const configured = inputs.configured ?? DEFAULT_SERVER_COMMAND;
+  const configured = inputs.configured;
+  if (configured === undefined) {
+    // Only when the manifest is not what VS Code loaded (its default would be there otherwise).
+    return {
+      ok: false,
+      problem: `"freshpass.server.command" has no value, not even its default: reinstall the freshpass extension.`,
+    };
+  }
   if (
     !Array.isArray(configured) ||
     configured.length === 0 ||
@@ -130,7 +135,8 @@ export function missingProgramMessage(command: { program: string; origin: string
     : `"${command.program}" was not found on PATH`;
   return (
     `freshpass: cannot start the language server: ${where} (from ${command.origin}). ` +
-    `Install freshpass (python3 -m pip install . in a freshpass checkout) or set "freshpass.server.command" to its full path, ` +
+    `Install freshpass into a virtualenv (python3 -m venv .venv && .venv/bin/pip install . in a freshpass checkout) ` +
+    `and set "freshpass.server.command" to its full path, ` +
     `for example ["/path/to/.venv/bin/freshpass", "serve"].`
   );
 }

@@ -57,13 +57,19 @@ describe("initializationOptions", () => {
 describe("resolveServerCommand", () => {
   const base = { explicitlySet: false, home: "/home/me", workspaceFolder: "/work/project" };
 
-  it("defaults to freshpass serve", () => {
-    assert.deepEqual(resolveServerCommand({ ...base, configured: undefined }), {
+  it("runs the configured command (VS Code supplies package.json's default, freshpass serve)", () => {
+    assert.deepEqual(resolveServerCommand({ ...base, configured: ["freshpass", "serve"] }), {
       ok: true,
       program: "freshpass",
       args: ["serve"],
       origin: '"freshpass.server.command"',
     });
+  });
+
+  it("says how to recover when not even the default is there", () => {
+    const command = resolveServerCommand({ ...base, configured: undefined });
+    assert.equal(command.ok, false);
+    assert.match(!command.ok ? command.problem : "", /has no value, not even its default: reinstall/);
   });
 
   it("uses the Python interpreter setting when the command was left at its default", () => {
@@ -174,6 +180,8 @@ describe("missingProgramMessage", () => {
     const onPath = missingProgramMessage({ program: "freshpass", origin: '"freshpass.server.command"' });
     assert.match(onPath, /"freshpass" was not found on PATH \(from "freshpass.server.command"\)/);
     assert.match(onPath, /set "freshpass.server.command" to its full path/);
+    // A virtualenv, never the system pip (which refuses installs on Debian and Ubuntu, PEP 668).
+    assert.match(onPath, /python3 -m venv \.venv && \.venv\/bin\/pip install \./);
     const absolute = missingProgramMessage({ program: "/nope/python", origin: '"python.defaultInterpreterPath"' });
     assert.match(absolute, /"\/nope\/python" does not exist or is not executable/);
   });

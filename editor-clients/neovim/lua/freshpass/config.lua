@@ -1,7 +1,7 @@
 --- Defaults shared by `lsp/freshpass.lua`, `setup()` and the health check.
 ---
---- The settings mirror the `freshpass.*` names and defaults of the root `package.json` (the one source, see
---- docs/architecture.md "Settings"); tests/neovim checks that they stay equal. `server.command` is `cmd` here
+--- The settings are the `freshpass.*` names and defaults of the root `package.json` (their one source, listed in
+--- docs/configuration.md), through the generated `freshpass.settings_defaults`. `server.command` is `cmd` here
 --- and `terminalEvidence` is a VS Code feature, so neither appears in the Lua settings.
 local M = {}
 
@@ -44,17 +44,7 @@ M.root_markers = {
 --- The `freshpass` settings object the server reads (nested as VS Code's `getConfiguration('freshpass')`).
 --- A function so that every caller gets its own copy to modify.
 --- @return table
-function M.default_settings()
-  return {
-    diagnostics = { severity = 'warning', agentSeverity = 'error' },
-    codeLens = { enabled = true },
-    ignore = {},
-    ignoreProse = true,
-    nudge = { budget = 2 },
-    done = { kinds = { 'test' }, scope = 'full' },
-    verify = { timeout = 1800 },
-  }
-end
+M.default_settings = require('freshpass.settings_defaults')
 
 --- Options of the Neovim plugin itself (not sent to the server); changed through `require('freshpass').setup()`.
 M.options = {

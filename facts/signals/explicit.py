@@ -1,4 +1,4 @@
-"""Level 1: what the project tells freshpass directly, `[tool.freshpass]` in pyproject.toml or `.freshpass.toml`."""
+"""What the project tells freshpass directly: `[tool.freshpass]` in pyproject.toml, or `.freshpass.toml`."""
 
 from __future__ import annotations
 
@@ -6,16 +6,16 @@ from typing import Any, cast
 
 from freshpass.facts.model import KINDS, Kind
 
-from .base import EXPLICIT, Collector, get_path, normalise_cwd
+from .base import Candidate, Collector, get_path, normalise_cwd
 
 
-def detect(c: Collector) -> None:
-    pyproject = c.load_toml("pyproject.toml")
+def read(c: Collector) -> None:
+    pyproject = c.load_toml("pyproject.toml") if c.exists("pyproject.toml") else None
     section = get_path(pyproject, "tool", "freshpass")
     if section is not None:
         c.manifest("pyproject.toml")
         _read_config(c, section, "pyproject.toml", "tool.freshpass")
-    config = c.load_toml(".freshpass.toml")
+    config = c.load_toml(".freshpass.toml") if c.exists(".freshpass.toml") else None
     if config is not None:
         c.manifest(".freshpass.toml")
         c.context(".freshpass.toml")
@@ -50,7 +50,21 @@ def _read_config(c: Collector, config: Any, rel: str, prefix: str) -> None:
         if not isinstance(cwd, str) or cwd.startswith("/") or normalise_cwd(cwd).startswith(".."):
             c.problem(rel, f"{where}verify[{index}].cwd must be a directory relative to the root, got {cwd!r}")
             continue
-        c.add(command, cast(Kind, kind), source, EXPLICIT, cwd=cwd)
+        equivalents = entry.get("equivalents", [])
+        if not isinstance(equivalents, list) or not all(isinstance(e, str) for e in equivalents):
+            c.problem(rel, f"{where}verify[{index}].equivalents must be an array of command strings")
+            equivalents = []
+        c.add(
+            Candidate(
+                command,
+                cwd,
+                source,
+                "explicit",
+                kind=cast(Kind, kind),
+                body=(command,),
+                spellings=tuple(equivalents),
+            )
+        )
     ignore = config.get("ignore", [])
     if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
         c.problem(rel, f"{where}ignore must be an array of gitignore-style glob strings")

@@ -1,0 +1,1056 @@
+"""From candidates to checks (design §2): what each declared thing runs, which are the same check, which one a
+contributor runs, and what is set aside and why.
+
+1. **Bodies, not names.** Each candidate's body is read with the one tool vocabulary (`facts.tools`), following
+   references into other entry points (`$(MAKE) lint`, `npm run lint && npm test`, a CI step's `make richtest`, a
+   repository script a line runs by path). What it runs decides: anything that rewrites files, commits, tags,
+   publishes or releases is never a check; a body that never exits is a watcher; one that installs packages
+   changes the environment first; otherwise the kinds of the checks it runs give its kind. The name decides only
+   when the body says nothing (a Python script, `docker compose run app pytest`), and then only a plain name
+   (`test`, `lint`) makes a check on its own: `cov:mac` or `build:crypto` with an unreadable body is not proposed.
+2. **One check, many spellings.** Candidates are the same check when their canonical invocations are equal
+   (`nox -v -s tests` ≡ `nox --session tests`, `cargo test --all` ≡ `--workspace`), when a wrapper runs exactly
+   one check of its kind (`make test` whose recipe is `go test ./...`), or when a tool's configuration, a
+   convention or the docs name the suite a stronger entry point already runs (bare `ruff check` next to `make
+   lint` running it; `cargo test` next to `just test` running nextest). Each group is one check; its best-ranked
+   member is the primary spelling, the others its equivalents. A check another one of its kind runs together
+   with more (`pnpm test-unit` inside `pnpm test`) is set aside as narrower.
+3. **Ranked as a contributor sees it.** explicit configuration > local entry points (wrapper scripts, Make/just/
+   Task targets, package scripts, tox and nox, composer, rake, spin) > commands only the contributor docs give >
+   tool configuration through the environment manager > ecosystem convention > CI. Within a tier: named in the
+   contributor docs first, then an exact name (`test`, not `test-ci`), then run by CI too, then the tool's
+   default, then the root before a sub-project.
+4. **CI is a fallback**, only for a kind nothing local declares, and only for steps a contributor can run: no
+   workflow expressions, no `$GITHUB_*`, no variables only CI sets, no tool only the job installs, no directory
+   another repository's checkout or a build creates, no ignored failure, not pull-request-only. A CI step that
+   matches a local check corroborates it; one narrower than it is set aside as narrower.
+5. **Packages** of a workspace get their own checks (with `cwd`) for a kind the root declares nothing for.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import cast
+
+from freshpass.facts.model import KINDS, Kind, Origin, ProjectFacts, SetAside, SetAsideReason, VerifyCommand
+from freshpass.facts.shell import ScriptCommand, join_words, script_commands
+from freshpass.facts.signals.base import Candidate, Collector, EntryPoint
+from freshpass.facts.signals.ci import EXPRESSION, StepContext
+from freshpass.facts.tools import (
+    Effect,
+    Identified,
+    Invocation,
+    NotEvidence,
+    Rejected,
+    identify,
+    name_kind,
+    name_stem,
+    narrowing_of,
+    script_kind,
+)
+from freshpass.facts.tools import normalise as normalise_words
+from freshpass.facts.tools.generic import is_plain_utility
+
+_TIERS: dict[Origin, int] = {"explicit": 0, "local": 1, "docs": 2, "tool": 3, "convention": 4, "ci": 5}
+_EXACT_NAMES: dict[Kind, frozenset[str]] = {
+    "test": frozenset({"test", "tests", "py", "spec", "specs"}),
+    "lint": frozenset({"lint", "linters"}),
+    "typecheck": frozenset({"typecheck", "type-check", "types", "typing", "mypy"}),
+    "build": frozenset({"build", "all"}),
+    "check": frozenset(
+        {"check", "checks", "all", "default", "verify", "ok", "ci", "precommit", "pre-commit", "validate"}
+    ),
+}
+
+
+def _name_says(name: str) -> Kind | None:
+    """The check kind a name says: an exact name (`all`, `default`, `ok` are whole checks) or what `name_kind`
+    reads in it (`test:unit` is a test)."""
+    lowered = name.lower()
+    stem = name_stem(lowered) if lowered else ""
+    for kind in ("test", "lint", "typecheck", "check", "build"):
+        if lowered in _EXACT_NAMES[kind] or stem in _EXACT_NAMES[kind]:
+            return cast(Kind, kind)
+    return name_kind(name) if name else None
+
+
+# Names of entry points meant for CI: coverage uploads, junit reports, `test-ci`. A contributor runs the plain one.
+_CI_FLAVOURED = re.compile(r"(^|[:_-])(ci|cibuild|coverage-ci|ci-check.*|github|gha|junit|report)($|[:_-])")
+_MAX_DEPTH = 6
+_MAX_COMMANDS = 2000  # per candidate, references included
+_MAX_SCRIPT_BYTES = 256 * 1024
+# Variables any shell has: a command using them is still runnable outside CI.
+_COMMON_VARIABLES = frozenset(
+    {"HOME", "PWD", "PATH", "USER", "SHELL", "TMPDIR", "CI", "OLDPWD", "PYTHON", "PYTHONPATH", "GOPATH", "GOBIN"}
+)
+_CI_VARIABLE = re.compile(r"\$\{?(GITHUB_|RUNNER_|ACTIONS_|INPUT_)")
+_VARIABLE_NAME = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+# Directories a build or CI step creates: a check run there is not runnable on a fresh clone.
+_ARTEFACT_DIR = re.compile(r"(^|/)(dist|build|target|out|_build|site|coverage|\.tox|\.nox|node_modules)(/|$)")
+# What a body line holds that only its tool fills in (`{envtmpdir}`, `$(BINARY)`, `${{ matrix.x }}`).
+_PLACEHOLDERS = re.compile(r"\{[a-z_]+\}|\$\(|\$\{")
+_PLACEHOLDER = re.compile(r"<[A-Za-z][\w .-]*>|\.\.\.\s*$|\[[A-Z_]+\]")
+
+
+# -- canonical forms -----------------------------------------------------------------------------------------------
+
+Key = tuple[str, tuple[str, ...]]  # (cwd relative to the root, canonical tokens)
+
+
+def canonical_tokens(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """One spelling per check: package managers' `run` unified, option synonyms applied, options that change only
+    how a run reports dropped, options sorted; positionals keep their order; a tox env's or nox session's
+    pass-through arguments (`-- -n auto`) are the person's own."""
+    if not tokens:
+        return tokens
+    if len(tokens) >= 3 and tokens[0] in ("npm", "pnpm", "yarn", "bun") and tokens[1] == "run":
+        return ("<package-script>", tokens[2], *tokens[3:])
+    found = identify(tokens)
+    if not isinstance(found, Identified):
+        return tokens
+    runner = found.runner
+    head, rest = tokens[: found.head], tokens[found.head :]
+    if runner.passthrough_narrows and "--" in rest:
+        rest = rest[: rest.index("--")]
+    synonyms = dict(runner.synonyms)
+    positionals: list[str] = []
+    options: list[str] = []
+    i = 0
+    while i < len(rest):
+        token = rest[i]
+        if token == "--":
+            positionals.extend(rest[i:])
+            break
+        if token.startswith("-") and token != "-":
+            name, eq, value = token.partition("=")
+            name = synonyms.get(name, name)
+            takes_value = name in runner.value_options and not eq and i + 1 < len(rest)
+            if name in runner.neutral:
+                i += 2 if takes_value else 1
+                continue
+            if takes_value:
+                options.append(f"{name}={rest[i + 1]}")
+                i += 2
+                continue
+            options.append(f"{name}={value}" if eq else name)
+            i += 1
+            continue
+        if not positionals and token in runner.leading_words:
+            i += 1
+            continue
+        positionals.append(token)
+        i += 1
+    return (*head, *positionals, *sorted(options))
+
+
+def _relative(cwd: Path | None, root: Path) -> str | None:
+    if cwd is None:
+        return None
+    try:
+        return cwd.relative_to(root).as_posix() or "."
+    except ValueError:
+        return None
+
+
+# -- reading bodies ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """A check a body runs."""
+
+    key: Key
+    kind: Kind
+    suite: str  # what it is a run of: "pytest:test", "cargo:test" (cargo test and nextest alike), "flake8"
+    text: str  # as written
+    full: bool  # no narrowing arguments
+    env_dependent: bool  # variables set for it (`X=1 pytest`, or exported before it)
+    reference: bool = False  # an entry point it runs (`make lint`), whose own body is read too
+    depth: int = 0  # 0: written in the body itself; more: inside an entry point it runs
+    named: bool = False  # its kind comes only from a name (`sh check.sh`): weaker than the runner's own name
+
+
+@dataclass
+class Analysis:
+    runs: list[Run] = field(default_factory=list)
+    effect: NotEvidence | None = None  # destructive or never-ending, with its reason
+    installs: list[str] = field(default_factory=list)  # software it installs on the machine
+    unknown: list[str] = field(default_factory=list)  # commands freshpass does not know
+    blockers: list[str] = field(default_factory=list)  # why it cannot run outside CI
+    ignored: int = 0  # checks whose failure does not fail the body (`pytest || true`)
+
+    def kinds(self) -> list[Kind]:
+        return list(dict.fromkeys(run.kind for run in self.runs))
+
+    def known_kinds(self) -> list[Kind]:
+        """Kinds known from what runs, not from what something is called."""
+        return list(dict.fromkeys(run.kind for run in self.runs if not run.named))
+
+    def absorb(self, other: Analysis) -> None:
+        if other.effect is not None and (
+            self.effect is None or (self.effect.effect == "watches" and other.effect.destructive)
+        ):
+            self.effect = other.effect
+        self.installs.extend(i for i in other.installs if i not in self.installs)
+        self.ignored += other.ignored
+        self.blockers.extend(b for b in other.blockers if b not in self.blockers)
+        self.runs.extend(other.runs)
+        self.unknown.extend(other.unknown)
+
+
+_SEVERITY = {"watches": 0, "writes": 1, "publishes": 2}
+_DOING = {"writes": "rewrites files (its argument says so)", "publishes": "publishes (its argument says so)"}
+_VERB = re.compile(r"^[a-z][a-z:_-]*$")
+_FILTERS = frozenset({"--filter", "-F", "-w", "--workspace", "workspace"})
+
+
+def _worse(current: NotEvidence | None, found: NotEvidence) -> NotEvidence:
+    """What a body does that disqualifies it most: publishing over rewriting files over never finishing."""
+    if current is None or _SEVERITY.get(found.effect, -1) > _SEVERITY.get(current.effect, -1):
+        return found
+    return current
+
+
+_GENERIC_RUNNERS = frozenset({"lint", "typecheck", "test", "script", "task", "build", "bundle", "make", "nx", "turbo"})
+
+
+def _suite(found: Identified) -> str:
+    """What a tool run is a run of: the runner's own suite for specific runners (`cargo test` and `cargo nextest
+    run` both run cargo's tests), the tool itself for the shared ones (flake8 and pylint are two checks)."""
+    if found.runner.name in _GENERIC_RUNNERS:
+        return found.label
+    return f"{found.runner.name}:{found.kind}"
+
+
+# Variables that change how a run looks or where it caches, not what it checks.
+_BENIGN_VARIABLES = frozenset(
+    {
+        "PATH", "CI", "FORCE_COLOR", "NO_COLOR", "TERM", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "SHELL",
+        "LANG", "LANGUAGE", "TZ", "COLUMNS", "RUST_BACKTRACE", "CARGO_TERM_COLOR", "PY_COLORS", "CLICOLOR",
+        "CLICOLOR_FORCE", "GOFLAGS", "GOOS", "GOARCH", "CGO_ENABLED", "HOME", "TMPDIR", "NODE_ENV", "VERBOSE",
+        "RICHGO_FORCE_COLOR",
+    }
+)  # fmt: skip
+
+
+def _env_dependent(command: ScriptCommand, exported: set[str]) -> bool:
+    """Does the command set variables the tool reads for what to check (`DJANGO_SETTINGS_MODULE=… pytest`)?"""
+    assigned = {
+        w.text.split("=", 1)[0]
+        for w in command.words
+        if "=" in w.text and not w.quoted and w.text[:1].isalpha() and w.text.split("=", 1)[1]
+    }
+    names = {n for n in assigned | exported if n not in _BENIGN_VARIABLES and not n.startswith("LC_")}
+    return bool(names)
+
+
+class Reader:
+    """Reads candidates' bodies against the entry points of one repository."""
+
+    def __init__(self, c: Collector) -> None:
+        self.c = c
+        self.root = Path(os.path.normpath(c.root))
+        self.entries: dict[Key, EntryPoint] = {}
+        for entry in c.entry_points:
+            for key in self.keys_of(entry.command, entry.cwd):
+                self.entries.setdefault(key, entry)
+        self._memo: dict[tuple[Key, tuple[str, ...]], Analysis] = {}
+        self._loaded_packages: dict[str, dict[str, str]] = {}
+
+    def keys_of(self, command: str, cwd: str) -> list[Key]:
+        """Canonical keys of the commands a line runs (one for a simple command)."""
+        keys: list[Key] = []
+        for invocation, _command in self.invocations(command, cwd):
+            rel = _relative(invocation.cwd, self.root)
+            if rel is not None:
+                keys.append((rel, canonical_tokens(invocation.tokens)))
+        return keys
+
+    def key_of(self, command: str, cwd: str) -> Key | None:
+        keys = self.keys_of(command, cwd)
+        return keys[-1] if keys else None
+
+    def invocations(self, text: str, cwd: str) -> Iterable[tuple[Invocation, ScriptCommand]]:
+        for invocation, command, _rejected in self._invocations(text, cwd):
+            if invocation is not None:
+                yield invocation, command
+
+    def _invocations(self, text: str, cwd: str) -> Iterable[tuple[Invocation | None, ScriptCommand, Rejected | None]]:
+        directory: Path | None = Path(os.path.normpath(self.root / cwd))
+        for command in script_commands(text):
+            argv = command.argv
+            if argv[:1] in (("cd",), ("pushd",)):
+                target = argv[1] if len(argv) > 1 else ""
+                if command.words[1:2] and command.words[1].expands:
+                    directory = None
+                elif target and directory is not None:
+                    directory = Path(os.path.normpath(directory / os.path.expanduser(target)))
+                continue
+            if argv[:1] == ("popd",):
+                directory = Path(os.path.normpath(self.root / cwd))
+                continue
+            result = normalise_words(argv, directory, self.root)
+            if isinstance(result, list):
+                for invocation in result:
+                    yield self._in_workspace_package(invocation), command, None
+            elif isinstance(result, Rejected):
+                yield None, command, result
+
+    def _in_workspace_package(self, invocation: Invocation) -> Invocation:
+        """`bun run --filter frontend lint`, `pnpm -F web test`, `npm -w api run build`: the package's own script,
+        run in its directory (when the filter names exactly one package of the workspace)."""
+        filters = [a.split("=", 1)[1] for a in invocation.wrapper_args if a.split("=", 1)[0] in _FILTERS]
+        if len(filters) != 1 or not invocation.tokens[:2] or invocation.tokens[1] != "run":
+            return invocation
+        name = filters[0].strip("'\"")
+        cwd = self.c.package_names.get(name)
+        if cwd is None and name.startswith("./"):
+            cwd = name[2:].rstrip("/")
+        if cwd is None:
+            cwd = next((d for d in self.c.node_managers if d.rsplit("/", 1)[-1] == name), None)
+        if cwd is None:
+            return invocation
+        return Invocation(invocation.tokens, Path(os.path.normpath(self.root / cwd)))
+
+    def analyse(self, candidate: Candidate) -> Analysis:
+        analysis = Analysis()
+        if candidate.body is None:
+            analysis.unknown.append("(its body is not shell)")
+            return analysis
+        # An entry point's own body does not name itself; a CI step or a docs line naming one is read through it.
+        own_keys = (
+            set(self.keys_of(candidate.command, candidate.cwd)) if candidate.origin not in ("ci", "docs") else set()
+        )
+        for text in candidate.body:
+            self._read(text, candidate.cwd, analysis, own_keys, 0, candidate.ci)
+        return analysis
+
+    def _entry(self, key: Key) -> tuple[EntryPoint, tuple[str, ...]] | None:
+        """The entry point a run names, and the arguments the run adds to it (`npm run lint -- --fix`)."""
+        cwd, tokens = key
+        for length in range(len(tokens), 0, -1):
+            entry = self.entries.get((cwd, tokens[:length]))
+            extra = tokens[length:]
+            if entry is None:
+                continue
+            if length == 1 and any(not t.startswith("-") and "=" not in t for t in extra):
+                break  # `make test-full` is another target than bare `make`, not `make` with an argument
+            return entry, extra
+        if tokens[:1] in (("make",), ("gmake",)) and len(tokens) > 1 and cwd in self.c.make_files:
+            from freshpass.facts.signals.tasks import instantiate
+
+            target = next((t for t in tokens[1:] if not t.startswith("-") and "=" not in t), None)
+            lines = instantiate(self.c.make_files[cwd], target) if target else None
+            if lines is not None:
+                entry = EntryPoint(f"make {target}", cwd, "Makefile", tuple(lines), target or "")
+                self.entries[(cwd, ("make", target or ""))] = entry
+                return entry, ()
+        if tokens[:1] == ("<package-script>",) and len(tokens) > 1:
+            scripts = self._package_scripts(cwd)
+            if tokens[1] in scripts:
+                return self.entries[(cwd, tokens[:2])], tokens[2:]
+        script = self._script_entry(cwd, tokens)
+        return (script, tokens[1:]) if script is not None else None
+
+    def _package_scripts(self, cwd: str) -> dict[str, str]:
+        """The scripts of a package.json that no workspace declaration named (`cd web/ui && npm run build`),
+        read when a line runs one, registered as entry points."""
+        if cwd in self._loaded_packages:
+            return self._loaded_packages[cwd]
+        rel = "package.json" if cwd == "." else f"{cwd}/package.json"
+        data = self.c.load_json(rel) if self.c.is_file(rel) else None
+        scripts = data.get("scripts") if isinstance(data, dict) else None
+        found = {str(k): v for k, v in scripts.items() if isinstance(v, str)} if isinstance(scripts, dict) else {}
+        for name, body in found.items():
+            entry = EntryPoint(f"npm run {name}", cwd, f"{rel}#scripts.{name}", (body,), name)
+            self.entries.setdefault((cwd, ("<package-script>", name)), entry)
+        self._loaded_packages[cwd] = found
+        return found
+
+    def _script_entry(self, cwd: str, tokens: tuple[str, ...]) -> EntryPoint | None:
+        """A shell script of the repository a line runs by path (`script/fmt`, `./ci/test-complete`)."""
+        program = tokens[0] if tokens else ""
+        if "/" not in program or program.startswith(("/", "-", "$")):
+            return None
+        rel = os.path.normpath(os.path.join(cwd, program)).replace(os.sep, "/")
+        if rel.startswith("..") or not self.c.is_file(rel):
+            return None
+        text = self.c.read_text(rel) if self.c.path(rel).stat().st_size <= _MAX_SCRIPT_BYTES else None
+        if text is None:
+            return None
+        first = text.splitlines()[0] if text else ""
+        interpreted = os.path.splitext(rel)[1] in (".rb", ".py", ".js", ".mjs", ".cjs", ".ts", ".pl", ".php", ".lua")
+        shell = not interpreted and (not first.startswith("#!") or any(s in first for s in ("sh", "bash", "zsh")))
+        found = identify((program,))
+        plain = isinstance(found, Identified) and _plain_name(name_stem(program), found.kind)
+        kind = found.kind if isinstance(found, Identified) and not shell and plain else None
+        entry = EntryPoint(program, cwd, rel, (text,) if shell else None, name_stem(program), kind)
+        self.entries[(cwd, (program,))] = entry
+        return entry
+
+    def _read(self, text: str, cwd: str, into: Analysis, skip: set[Key], depth: int, ci: StepContext | None) -> None:
+        exported: set[str] = set()
+        for invocation, command, rejected in self._invocations(text, cwd):
+            if len(into.runs) + len(into.unknown) > _MAX_COMMANDS:
+                return
+            self.c.check_time()
+            argv = command.argv
+            if rejected is not None:
+                if rejected.writes and into.effect is None:
+                    into.effect = NotEvidence(rejected.reason, "writes")
+                continue
+            assert invocation is not None
+            tokens = invocation.tokens
+            if argv[:1] == ("export",):
+                exported.update(a.split("=", 1)[0] for a in argv[1:] if "=" in a)
+                continue
+            head_word = next((w for w in command.words if "=" not in w.text or w.quoted), None)
+            if head_word is not None and head_word.expands and tokens and "$" in tokens[0]:
+                into.unknown.append(command.text)
+                continue
+            rel = _relative(invocation.cwd, self.root)
+            key: Key | None = (rel, canonical_tokens(tokens)) if rel is not None else None
+            if ci is not None:
+                self._ci_blockers(command, invocation, rel, ci, into)
+            found = self._entry(key) if key is not None and key not in skip and depth < _MAX_DEPTH else None
+            if found is not None and key is not None:
+                entry, extra = found
+                if entry.body is None and entry.kind is None and self._told_to_write(tokens, command, into):
+                    continue
+                self._read_reference(entry, extra, key, command, exported, into, skip, depth, ci)
+                continue
+            identified = identify(tokens)
+            if isinstance(identified, NotEvidence):
+                if identified.effect in ("writes", "publishes", "watches"):
+                    into.effect = _worse(into.effect, identified)
+                elif identified.effect == "system":
+                    into.installs.append(command.text)
+                continue
+            if isinstance(identified, Identified):
+                if command.failure_ignored or command.condition:
+                    into.ignored += 1
+                    continue
+                narrowing = narrowing_of(tokens[identified.head :], identified, invocation.cwd, self.root)
+                narrowing.reasons.extend(invocation.wrapper_args)
+                if narrowing and rel is not None and self._whole_suite(rel, identified, narrowing.reasons):
+                    narrowing.reasons.clear()
+                env = _env_dependent(command, exported)
+                if key is not None:
+                    run = Run(key, identified.kind, _suite(identified), command.text, not narrowing, env, False, depth)
+                    into.runs.append(run)
+                continue
+            if (tokens and is_plain_utility(tokens[0])) or argv[:1] in (("set",), ("source",), (".",), ("exit",)):
+                continue
+            if self._told_to_write(tokens, command, into):
+                continue
+            into.unknown.append(command.text)
+
+    def _told_to_write(self, tokens: tuple[str, ...], command: ScriptCommand, into: Analysis) -> bool:
+        """An unknown program told what to do by a verb: `scripts/main.py generate`, `./tools/release.sh publish`."""
+        said = next((script_kind(w) for w in tokens[1:] if _VERB.match(w) and script_kind(w) in _DOING), None)
+        if said is None:
+            return False
+        into.effect = _worse(into.effect, NotEvidence(f"`{command.text}` {_DOING[said]}", cast(Effect, said)))
+        return True
+
+    def _whole_suite(self, cwd: str, found: Identified, reasons: list[str]) -> bool:
+        """`pytest tests` where pytest's `testpaths` is `tests`: the arguments name the whole configured suite."""
+        if found.runner.name != "pytest":
+            return False
+        testpaths = self.c.tool_settings.get(f"{cwd}:pytest.testpaths") or []
+        named = [r.split(" ", 1)[1].strip("/").removeprefix("./") for r in reasons if r.startswith("argument ")]
+        return bool(testpaths) and len(named) == len(reasons) and sorted(named) == sorted(testpaths)
+
+    def _read_reference(
+        self,
+        entry: EntryPoint,
+        extra: tuple[str, ...],
+        key: Key,
+        command: ScriptCommand,
+        exported: set[str],
+        into: Analysis,
+        skip: set[Key],
+        depth: int,
+        ci: StepContext | None,
+    ) -> None:
+        inner = self._entry_analysis(entry, key, extra, skip | {key}, depth + 1, ci)
+        kinds = inner.kinds()
+        named = identify(key[1])
+        into.absorb(inner)
+        destructive = inner.effect is not None
+        kind = kinds[0] if len(kinds) == 1 else ("check" if kinds else entry.kind)
+        by_name = not inner.known_kinds() and entry.kind is None
+        if kind is None and not inner.installs and isinstance(named, Identified):
+            kind = named.kind if _plain_name(entry.name, named.kind) else None
+        if kind is not None and not command.failure_ignored and not destructive:
+            env = _env_dependent(command, exported)
+            into.runs.append(Run(key, kind, " ".join(key[1][:3]), command.text, True, env, True, depth, by_name))
+        elif not kinds and not inner.runs and entry.body is None:
+            into.unknown.append(command.text)
+
+    def _entry_analysis(
+        self, entry: EntryPoint, key: Key, extra: tuple[str, ...], skip: set[Key], depth: int, ci: StepContext | None
+    ) -> Analysis:
+        memo_key = (key, extra)
+        if memo_key in self._memo and ci is None:
+            return self._memo[memo_key]
+        analysis = Analysis()
+        if entry.body is None:
+            if entry.kind is None:
+                analysis.unknown.append(entry.command)
+        else:
+            body = list(entry.body)
+            if extra and body and key[1][:1] == ("<package-script>",):
+                # a package script's extra arguments are appended to its last command (`npm run lint -- --fix`)
+                body[-1] = body[-1].rstrip() + " " + join_words(list(extra))
+            for text in body:
+                self._read(text, entry.cwd, analysis, skip, depth, ci)
+        if ci is None:
+            self._memo[memo_key] = analysis
+        return analysis
+
+    def _ci_blockers(
+        self, command: ScriptCommand, invocation: Invocation, rel: str | None, ci: StepContext, into: Analysis
+    ) -> None:
+        text = command.text
+        found = identify(invocation.tokens)
+        if not isinstance(found, Identified) and (not invocation.tokens or is_plain_utility(invocation.tokens[0])):
+            return
+        reasons: list[str] = []
+        if EXPRESSION.search(text):
+            reasons.append("it uses workflow expressions (${{ … }})")
+        if _CI_VARIABLE.search(text):
+            reasons.append("it uses variables only GitHub Actions sets")
+        for word in command.words:
+            if not word.expands:
+                continue
+            for name in _VARIABLE_NAME.findall(word.text):
+                if name in ci.expression_env:
+                    reasons.append(f"${name} comes from a workflow expression")
+                elif (
+                    name not in _COMMON_VARIABLES and name not in ci.env and not name.startswith(("GITHUB_", "RUNNER_"))
+                ):
+                    reasons.append(f"${name} is set only in CI")
+        if command.failure_ignored or ci.failure_ignored:
+            reasons.append("CI ignores its failure")
+        if ci.pull_request_only:
+            reasons.append("it runs only on pull requests")
+        if rel is None or "${{" in rel or (invocation.cwd is not None and not invocation.cwd.is_dir()):
+            reasons.append("it runs in a directory CI creates")
+        elif rel != "." and (
+            _ARTEFACT_DIR.search(rel) or any(rel == p or rel.startswith(p + "/") for p in ci.checkout_paths)
+        ):
+            reasons.append(f"it runs in {rel}, which CI checks out or builds")
+        head = invocation.tokens[0] if invocation.tokens else ""
+        if head in ci.installed and not isinstance(identify((head,)), Identified) and not is_plain_utility(head):
+            reasons.append(f"it needs {head}, which only CI installs")
+        for reason in reasons:
+            if reason not in into.blockers:
+                into.blockers.append(reason)
+
+
+def _plain_name(name: str, kind: Kind) -> bool:
+    """A name that says its kind plainly (`test`, `tests`, `lint`, `test-all`), not a variant (`cov:mac`)."""
+    lowered = name.lower()
+    stem = name_stem(lowered) if lowered else ""
+    if lowered in _EXACT_NAMES[kind] or stem in _EXACT_NAMES[kind]:
+        return True
+    return kind == "test" and re.fullmatch(r"(run[_-]?)?tests?([_:-](all|suite|unit))?", stem) is not None
+
+
+# -- deciding ------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Decided:
+    """A candidate with its kind (or why it is set aside) and what it runs."""
+
+    candidate: Candidate
+    kind: Kind | None
+    analysis: Analysis
+    keys: list[Key]
+    set_aside: tuple[SetAsideReason, str] | None = None
+    docs: int | None = None  # position of its first mention in the contributor docs
+    ci_runs: list[str] = field(default_factory=list)  # CI sources that run it
+    weak: bool = False  # only its name says it is a check (its body is unreadable or says nothing)
+
+    @property
+    def tier(self) -> int:
+        return _TIERS[self.candidate.origin]
+
+
+def decide(reader: Reader, candidate: Candidate) -> Decided:
+    analysis = reader.analyse(candidate)
+    keys = [
+        key
+        for spelling in (candidate.command, *candidate.spellings)
+        for key in [reader.key_of(spelling, candidate.cwd)]
+        if key is not None
+    ]
+    decided = Decided(candidate, None, analysis, keys)
+    if candidate.set_aside is not None:
+        decided.set_aside = cast("tuple[SetAsideReason, str]", candidate.set_aside)
+        return decided
+    if candidate.origin == "explicit":
+        decided.kind = candidate.kind
+        return decided
+    effect = analysis.effect
+    if effect is not None and effect.effect in ("writes", "publishes", "watches"):
+        decided.set_aside = (cast(SetAsideReason, effect.effect), effect.reason)
+        if effect.effect == "writes" and analysis.kinds():
+            # never proposed; but a run of it still ran its checks (the receipt is bound to the content it saw)
+            kinds = analysis.kinds()
+            said = _name_says(candidate.name) if candidate.name else None
+            decided.kind = said if said in kinds else (kinds[0] if len(kinds) == 1 else "check")
+        return decided
+    if analysis.installs and candidate.origin != "ci":
+        decided.set_aside = ("installs", f"it installs software on the machine (`{analysis.installs[0]}`)")
+        return decided
+    known = analysis.known_kinds()
+    said = _name_says(candidate.name) if candidate.name else None
+    if candidate.kind is not None:
+        decided.kind = candidate.kind
+    elif known:
+        decided.kind = said if said in known else (known[0] if len(known) == 1 else "check")
+        mute = candidate.name and said is None and script_kind(candidate.name) is None and not candidate.default
+        if mute and candidate.origin == "local" and (analysis.unknown or len({r.key for r in analysis.runs}) > 1):
+            # `perf`: a build, then a benchmark — its name says no check, and it does more than one
+            runs = ", ".join(f"`{r.text}`" for r in analysis.runs[:2])
+            decided.kind, decided.set_aside = None, ("not-a-check", f"it runs {runs} among other things")
+    elif analysis.runs or analysis.unknown or candidate.body is None:
+        # Only names speak: its own (`test`), else those of what it runs (`sh check.sh`). A plain name makes a
+        # check; a variant (`cov:mac`, `build:validation`) is weak: never proposed on a name alone.
+        named = analysis.kinds()
+        by_name = script_kind(candidate.name) if candidate.name else None
+        if by_name in ("writes", "publishes", "watches"):
+            what = {"writes": "rewrites files", "publishes": "publishes", "watches": "never finishes"}[by_name]
+            reason = f"its name says it {what}, and its body does not show otherwise"
+            decided.set_aside = (cast(SetAsideReason, by_name), reason)
+        elif said in KINDS:
+            decided.kind = cast(Kind, said)
+            decided.weak = not _plain_name(candidate.name, decided.kind)
+        elif named:
+            decided.kind = named[0] if len(named) == 1 else "check"
+            decided.weak = True
+    if decided.kind is None and decided.set_aside is None and analysis.ignored and candidate.origin != "ci":
+        decided.set_aside = ("not-a-check", "its checks' failures are ignored (`|| true`)")
+    if candidate.origin == "ci" and decided.kind is not None and analysis.blockers:
+        decided.set_aside = ("ci-only", "CI only: " + "; ".join(analysis.blockers))
+    return decided
+
+
+# -- grouping and ranking --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Group:
+    members: list[Decided]
+    kind: Kind
+
+    def best(self) -> Decided:
+        return min(self.members, key=_rank)
+
+    @property
+    def cwd(self) -> str:
+        return self.best().candidate.cwd
+
+    def keys(self) -> set[Key]:
+        return {key for member in self.members for key in member.keys}
+
+    @property
+    def weak(self) -> bool:
+        return all(member.weak for member in self.members)
+
+
+def _exactness(decided: Decided, kind: Kind) -> int:
+    """How plainly an entry point's name says its kind (`test` 0, `test-unit` 1, `perf` 2, `test-ci` 3); a
+    tool's or convention's name is the tool's, not the project's word for the check."""
+    if decided.candidate.origin not in ("explicit", "local"):
+        return 2
+    name = decided.candidate.name.lower()
+    if name and _CI_FLAVOURED.search(name):
+        return 3
+    if name in _EXACT_NAMES[kind] or (name and name_stem(name) in _EXACT_NAMES[kind]):
+        return 0
+    return 1 if name and name_kind(name) == kind else 2
+
+
+def _rank(decided: Decided) -> tuple[int, ...]:
+    kind = decided.kind or "check"
+    tier = min(decided.tier, _TIERS["local"]) if decided.docs is not None and decided.tier <= 1 else decided.tier
+    return (
+        tier,
+        decided.docs if decided.docs is not None else 1_000_000,
+        _exactness(decided, kind),
+        0 if decided.ci_runs else 1,
+        0 if decided.candidate.default else 1,
+        0 if decided.candidate.cwd == "." else 1,
+        decided.candidate.order,
+    )
+
+
+def _group_rank(group: Group) -> tuple[int, ...]:
+    best = _rank(group.best())
+    docs = min((m.docs for m in group.members if m.docs is not None), default=None)
+    ci = any(m.ci_runs for m in group.members)
+    tier = min(m.tier for m in group.members)
+    return (
+        1 if group.weak else 0,
+        tier,
+        docs if docs is not None else 1_000_000,
+        best[2],
+        0 if ci else 1,
+        *best[4:],
+    )
+
+
+class _UnionFind:
+    def __init__(self, size: int) -> None:
+        self.parent = list(range(size))
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def group(decided: list[Decided]) -> tuple[list[Group], list[Decided]]:
+    """Groups of one check each, and the candidates set aside while grouping (a tool the project runs only through
+    its own runner)."""
+    # What the project declares explicitly claims its spellings: the same command read elsewhere is that check.
+    claimed: dict[Key, Kind] = {}
+    for item in decided:
+        if item.candidate.origin == "explicit" and item.kind is not None:
+            for key in item.keys:
+                claimed.setdefault(key, item.kind)
+    for item in decided:
+        if item.candidate.origin != "explicit":
+            kind = next((claimed[k] for k in item.keys if k in claimed), None)
+            if kind is not None:
+                item.kind, item.set_aside = kind, None
+    items = [d for d in decided if d.kind is not None and d.set_aside is None]
+    uf = _UnionFind(len(items))
+    by_key: dict[tuple[Kind, Key], int] = {}
+    for index, item in enumerate(items):
+        assert item.kind is not None
+        for key in item.keys:
+            uf.union(index, by_key.setdefault((item.kind, key), index))
+    # The contributor docs naming a command lift the entry point that is that command.
+    for item in items:
+        if item.docs is None:
+            continue
+        for other in items:
+            if other is not item and other.kind == item.kind and set(other.keys) & set(item.keys):
+                other.docs = item.docs if other.docs is None else min(other.docs, item.docs)
+    # A wrapper that runs exactly one check of its kind is that check; two wrappers running the same one are one.
+    by_run: dict[tuple[Kind, Key], int] = {}
+    for index, item in enumerate(items):
+        single = _single_run(item)
+        if single is None:
+            continue
+        same = by_key.get((cast(Kind, item.kind), single.key))
+        if same is not None:
+            uf.union(index, same)
+        uf.union(index, by_run.setdefault((cast(Kind, item.kind), single.key), index))
+    # A wrapper whose runs of its kind are all spellings of one check (bare `tox` running `tox -e py311` and
+    # `tox -e py312`, which run the same suite) is that check too.
+    for index, item in enumerate(items):
+        runs = [r for r in item.analysis.runs if r.kind == item.kind and r.depth == 0]
+        if not runs or not all(r.full and not r.env_dependent for r in runs):
+            continue
+        roots = {uf.find(by_key[(cast(Kind, item.kind), r.key)]) for r in runs if (item.kind, r.key) in by_key}
+        if len(roots) == 1 and all((item.kind, r.key) in by_key for r in runs):
+            uf.union(index, roots.pop())
+    set_aside: list[Decided] = []
+    # A tool's configuration, a convention or the docs naming the suite a stronger entry point runs: that check.
+    for index, item in enumerate(items):
+        if item.candidate.origin not in ("tool", "convention", "docs"):
+            continue
+        suite = _suite_of(item)
+        if suite is None:
+            continue
+        hosts = [
+            (j, run)
+            for j, other in enumerate(items)
+            if other.tier < item.tier and other.kind == item.kind and other.candidate.cwd == item.candidate.cwd
+            for run in other.analysis.runs
+            if not run.reference and run.suite == suite and run.key[0] == item.candidate.cwd
+        ]
+        if not hosts:
+            continue
+        j, run = min(hosts, key=lambda h: _rank(items[h[0]]))
+        if run.env_dependent and item.candidate.origin != "docs":
+            name = suite.split(":", 1)[0]
+            host = items[j].candidate.command
+            item.set_aside = ("routed", f"the project runs {name} through `{host}`, which sets its environment")
+            set_aside.append(item)
+            continue
+        if item.docs is not None:
+            items[j].docs = item.docs if items[j].docs is None else min(items[j].docs or 0, item.docs)
+        uf.union(index, j)
+    groups: dict[int, Group] = {}
+    for index, item in enumerate(items):
+        if item.set_aside is not None:
+            continue
+        groups.setdefault(uf.find(index), Group([], cast(Kind, item.kind))).members.append(item)
+    return list(groups.values()), set_aside
+
+
+def _single_run(decided: Decided) -> Run | None:
+    """The one full check of its own kind a body runs (directly, not an entry point's inner commands)."""
+    runs = [r for r in decided.analysis.runs if r.kind == decided.kind and r.depth == 0]
+    if len({r.key for r in runs}) != 1:
+        return None
+    run = runs[0]
+    return run if run.full and not run.env_dependent else None
+
+
+def _suite_of(decided: Decided) -> str | None:
+    runs = [r for r in decided.analysis.runs if not r.reference]
+    suites = {r.suite for r in runs}
+    return runs[0].suite if len(suites) == 1 else None
+
+
+def _direct_runs(group_: Group) -> frozenset[Key]:
+    """The checks of its kind a group's primary runs itself (entry points it names included)."""
+    best = group_.best()
+    return frozenset(r.key for r in best.analysis.runs if r.kind == group_.kind and r.depth == 0)
+
+
+def _parts(groups: list[Group]) -> list[Group]:
+    """Groups another group of the same kind runs together with more checks of that kind (`pnpm test-unit` run by
+    `pnpm test`, `rake spec:unit` run by the default task): narrower parts of that check."""
+    parts: list[Group] = []
+    for candidate in groups:
+        keys = candidate.keys()
+        own = _direct_runs(candidate)
+        for other in groups:
+            if other is candidate or other.kind != candidate.kind or other in parts:
+                continue
+            runs = {r.key for m in other.members for r in m.analysis.runs if r.kind == candidate.kind}
+            theirs = _direct_runs(other)
+            # it runs this check and more; or this one runs a part of what it runs (`spec` ⊂ `all_specs`)
+            if (runs & keys and runs - keys - other.keys()) or (own and theirs and own < theirs):
+                parts.append(candidate)
+                for member in candidate.members:
+                    member.set_aside = ("narrower", f"a part of `{other.best().candidate.command}`")
+                break
+    return parts
+
+
+# -- the whole decision ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    checks: list[VerifyCommand]
+    set_aside: list[SetAside]
+
+
+def decide_checks(c: Collector, packages: Iterable[str]) -> Outcome:
+    """`packages`: the workspace members the root's own scripts drive (their checks count only for kinds the
+    root declares nothing for); independent sub-projects keep their own checks."""
+    from freshpass.facts.classify import classify
+
+    reader = Reader(c)
+    package_dirs = {p for p in packages if p != "."}
+    local = [item for item in c.candidates if item.origin != "ci"]
+    ci = [item for item in c.candidates if item.origin == "ci"]
+    decided = [decide(reader, candidate) for candidate in local]
+    decided.extend(_docs_candidates(c, reader))
+    groups, set_aside = group(decided)
+    for part in _parts(groups):
+        groups.remove(part)
+        set_aside.extend(part.members)
+    for weak in [g for g in groups if g.weak]:
+        groups.remove(weak)
+        for member in weak.members:
+            member.set_aside = ("not-a-check", "only its name says it checks; what it runs is not readable as shell")
+            set_aside.append(member)
+
+    # CI: corroborate local checks, set aside what is narrower or CI-only, fall back for kinds nothing local has.
+    provisional = ProjectFacts(root=str(reader.root), verify_commands=_to_commands(groups))
+    ci_decided = [decide(reader, step) for candidate in ci for step in _ci_steps(reader, candidate)]
+    local_kinds = {g.kind: g for g in sorted(groups, key=_group_rank)[::-1]}
+    fallback: list[Decided] = []
+    for item in ci_decided:
+        if item.kind is None and item.set_aside is None:
+            continue  # not a check at all (a setup step, an echo)
+        if item.set_aside is None or item.set_aside[0] == "ci-only":
+            match = classify(
+                item.candidate.command, cwd=reader.root / item.candidate.cwd, root=reader.root, facts=provisional
+            )
+            headline = match.headline
+            if headline is not None and headline.approved:
+                target = _group_of(groups, headline.source, headline.kind)
+                if target is not None and headline.scope == "full":
+                    for member in target.members:
+                        if item.candidate.source not in member.ci_runs:
+                            member.ci_runs.append(item.candidate.source)
+                    item.set_aside = None
+                    continue
+                if headline.scope == "targeted" and item.set_aside is None:
+                    item.set_aside = ("narrower", f"narrower than `{headline.canonical_command}`")
+                    continue
+        if item.set_aside is not None:
+            continue
+        local_check = local_kinds.get(cast(Kind, item.kind))
+        if local_check is not None:
+            command = local_check.best().candidate.command
+            item.set_aside = ("ci-only", f"a CI step; the project's local {item.kind} check is `{command}`")
+            continue
+        fallback.append(item)
+    if fallback:
+        extra, more_aside = group(fallback)
+        groups.extend(extra)
+        set_aside.extend(more_aside)
+
+    # Packages: their own checks count for a kind the root declares nothing for.
+    root_kinds = {g.kind for g in groups if g.cwd == "." and g.best().candidate.origin != "ci"}
+    checks: list[Group] = []
+    for found in sorted(groups, key=_group_rank):
+        if found.cwd != "." and found.kind in root_kinds and _in_package(found.cwd, package_dirs):
+            for member in found.members:
+                member.set_aside = ("package", f"a package's own check; the root's {found.kind} check covers it")
+                set_aside.append(member)
+            continue
+        checks.append(found)
+    commands = _to_commands(checks)
+    for candidate in [*decided, *ci_decided]:
+        if candidate.set_aside is not None and candidate not in set_aside:
+            set_aside.append(candidate)
+    return Outcome(commands, _set_aside_json(set_aside))
+
+
+def _ci_steps(reader: Reader, candidate: Candidate) -> list[Candidate]:
+    """A CI `run:` block as the checks it runs, one candidate each, spelled as written and where it runs
+    (`cd web && npm ci && npm test` → `npm test` in web); a block with no check is kept whole (it may write)."""
+    if candidate.body is None or candidate.kind is not None:
+        return [candidate]
+    analysis = reader.analyse(candidate)
+    runs = [r for r in analysis.runs if r.depth == 0]
+    if not runs or analysis.effect is not None:
+        return [candidate]
+    steps: list[Candidate] = []
+    for run in runs:
+        step = Candidate(run.text, run.key[0], candidate.source, "ci", name=candidate.name, body=(run.text,))
+        step.ci, step.order = candidate.ci, candidate.order
+        steps.append(step)
+    return steps
+
+
+def _in_package(cwd: str, packages: set[str]) -> bool:
+    return any(cwd == p or cwd.startswith(p + "/") for p in packages)
+
+
+def _group_of(groups: list[Group], source: str | None, kind: Kind | None) -> Group | None:
+    for candidate in groups:
+        if candidate.kind == kind and candidate.best().candidate.source == source:
+            return candidate
+    return None
+
+
+def _to_commands(groups: list[Group]) -> list[VerifyCommand]:
+    ordered = sorted(groups, key=_group_rank)
+    primaries: list[Group] = []
+    rest: list[Group] = []
+    for candidate in ordered:
+        (rest if any(p.kind == candidate.kind for p in primaries) else primaries).append(candidate)
+    primaries.sort(key=lambda g: KINDS.index(g.kind))
+    rest.sort(key=lambda g: (KINDS.index(g.kind), _group_rank(g)))
+    return [_command(g) for g in (*primaries, *rest)]
+
+
+def _command(group_: Group) -> VerifyCommand:
+    members = sorted(group_.members, key=_rank)
+    best = members[0]
+    cwd = best.candidate.cwd
+    spellings: list[str] = []
+    also: list[str] = []
+    for member in members:
+        for spelling in (member.candidate.command, *member.candidate.spellings):
+            spellings.append(_from(cwd, member.candidate.cwd, spelling))
+        run = _single_run(member)
+        if run is not None and not _PLACEHOLDERS.search(run.text):
+            spellings.append(_from(cwd, run.key[0], run.text))
+        for source in (member.candidate.source, *member.ci_runs):
+            if source != best.candidate.source and source not in also:
+                also.append(source)
+    primary = spellings[0]
+    equivalents = tuple(s for s in dict.fromkeys(spellings) if s != primary)
+    # Cite where the check is declared; the docs that name it go to `also`.
+    declared = next(
+        (m for m in members if m.candidate.origin not in ("docs", "ci") and set(m.keys) & set(best.keys)), None
+    )
+    source = best.candidate.source
+    if best.candidate.origin == "docs" and declared is not None:
+        source = declared.candidate.source
+        also = [best.candidate.source, *(s for s in also if s not in (best.candidate.source, source))]
+    origin = (
+        declared.candidate.origin if best.candidate.origin == "docs" and declared is not None else best.candidate.origin
+    )
+    return VerifyCommand(
+        command=primary,
+        kind=group_.kind,
+        cwd=cwd,
+        source=source,
+        equivalents=equivalents,
+        origin=origin,
+        also=tuple(also),
+    )
+
+
+def _from(cwd: str, member_cwd: str, spelling: str) -> str:
+    """A spelling made at `member_cwd`, as typed from `cwd`."""
+    if member_cwd == cwd:
+        return spelling
+    relative = os.path.relpath(member_cwd, cwd).replace(os.sep, "/")
+    return f"cd {join_words([relative])} && {spelling}"
+
+
+def _set_aside_json(items: list[Decided]) -> list[SetAside]:
+    out: list[SetAside] = []
+    seen: set[tuple[str, str, str]] = set()
+    for item in items:
+        if item.set_aside is None:
+            continue
+        why, reason = item.set_aside
+        key = (" ".join(item.candidate.command.split()), item.candidate.cwd, why)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(SetAside(key[0], item.kind, item.candidate.cwd, item.candidate.source, why, reason))
+    return out
+
+
+def _docs_candidates(c: Collector, reader: Reader) -> list[Decided]:
+    """Contributor docs' command lines that run a full check: each lifts the entry point it names, or becomes a
+    candidate of its own (spelled as its check run is written) when no entry point is that command."""
+    out: list[Decided] = []
+    for line, source, position in c.docs:
+        if EXPRESSION.search(line) or _PLACEHOLDER.search(line):
+            continue
+        probe = decide(reader, Candidate(line, ".", source, "docs", body=(line,)))
+        if probe.kind is None or probe.set_aside is not None or probe.analysis.unknown:
+            continue
+        runs = [r for r in probe.analysis.runs if r.depth == 0]
+        if len(runs) != 1 or not runs[0].full:
+            continue  # a narrowed example (`pytest tests/test_x.py`), or several commands at once
+        run = runs[0]
+        candidate = Candidate(run.text, run.key[0], source, "docs", body=(run.text,))
+        item = decide(reader, candidate)
+        if item.kind is None or item.set_aside is not None:
+            continue
+        item.docs = position
+        out.append(item)
+    return out

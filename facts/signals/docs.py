@@ -1,0 +1,212 @@
+"""What the contributor documentation tells a contributor to run.
+
+Maintainers name their full local check in CONTRIBUTING, a development guide or the "Development" section of the
+README (`make test`, `nox -s test-3.12`, `cargo test --all`). Those command lines are read from code blocks,
+console prompts and inline code; `facts.checks` keeps the ones that are a full run of a recognised check, and they
+make a check rank first within its tier (and name its spelling) — the documentation is the maintainers' word on
+how the project is checked. A README's other sections (how *users* run the tool) are not read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .base import Collector
+
+_CONTRIBUTOR_DOCS = (
+    "CONTRIBUTING.md",
+    "CONTRIBUTING.rst",
+    "CONTRIBUTING.txt",
+    "CONTRIBUTING",
+    ".github/CONTRIBUTING.md",
+    ".github/CONTRIBUTING.rst",
+    "docs/CONTRIBUTING.md",
+    "docs/contributing.md",
+    "docs/contributing.rst",
+    "docs/contributing/index.md",
+    "docs/contributing/README.md",
+    "docs/development.md",
+    "docs/development.rst",
+    "docs/development/index.md",
+    "docs/development/index.rst",
+    "docs/dev/index.md",
+    "docs/html/development/getting-started.rst",
+    "docs/src/contributing.md",
+    "HACKING.md",
+    "HACKING.rst",
+    "DEVELOPMENT.md",
+    "DEVELOPING.md",
+    "DEVELOPERS.md",
+    "TESTING.md",
+    "docs/testing.md",
+)
+_READMES = ("README.md", "README.rst", "README")
+# README sections about working on the project itself.
+_DEVELOPER_HEADING = re.compile(
+    r"\b(develop|contribut|hack|test|building|build from source|running|local setup|setup for dev|lint)", re.IGNORECASE
+)
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
+_FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
+_INLINE_MD = re.compile(r"(?<!`)`([^`\n]{2,120})`(?!`)")
+_INLINE_RST = re.compile(r"``([^`\n]{2,120})``")
+_PROMPT = re.compile(r"^\s*(?:\$|>|%|❯|#)\s+(.+)$")
+# Languages of fenced blocks that hold shell commands (an empty info string counts too).
+_SHELL_BLOCKS = frozenset(
+    {"", "sh", "bash", "shell", "console", "shell-session", "zsh", "fish", "text", "terminal", "cmd"}
+)
+_MAX_LINES = 4000
+
+
+_DOC_DIRS = (
+    ".",
+    ".github",
+    "docs",
+    "doc",
+    "docs/_docs",
+    "docs/src",
+    "docs/dev",
+    "docs/development",
+    "docs/contributing",
+)
+_DOC_NAME = re.compile(
+    r"^(contributing|development|developing|developers?|hacking|testing|building|dev[-_]?guide|getting[-_]started)"
+    r"(\.(md|rst|txt|adoc))?$",
+    re.IGNORECASE,
+)
+
+
+def _doc_files(c: Collector) -> list[str]:
+    """The contributor documents: the well-known paths first, then others named like them in the docs folders."""
+    files = [rel for rel in _CONTRIBUTOR_DOCS if c.is_file(rel)]
+    for directory in _DOC_DIRS:
+        for name in c.listdir(directory)[:500]:
+            rel = name if directory == "." else f"{directory}/{name}"
+            if _DOC_NAME.match(name) and rel not in files and c.is_file(rel):
+                files.append(rel)
+    return files[:12]
+
+
+def read(c: Collector) -> None:
+    position = 0
+    for rel in _doc_files(c):
+        text = c.read_text(rel)
+        if text:
+            c.context(rel)
+            for line in _commands(text, rel.endswith(".rst") or rel.endswith("CONTRIBUTING")):
+                position += 1
+                c.docs.append((line, rel, position))
+    for rel in _READMES:
+        if c.is_file(rel):
+            text = c.read_text(rel)
+            if text:
+                for section in _developer_sections(text, rel.endswith(".rst")):
+                    for line in _commands(section, rel.endswith(".rst")):
+                        position += 1
+                        c.docs.append((line, rel, position))
+            break
+
+
+def _developer_sections(text: str, rst: bool) -> list[str]:
+    """The parts of a README under a heading about developing, testing or contributing."""
+    lines = text.splitlines()[:_MAX_LINES]
+    sections: list[str] = []
+    keeping = False
+    level_kept = 0
+    current: list[str] = []
+    for index, line in enumerate(lines):
+        heading, level = _heading(lines, index, rst)
+        if heading is not None:
+            if keeping and level <= level_kept:
+                sections.append("\n".join(current))
+                current = []
+                keeping = False
+            if not keeping and _DEVELOPER_HEADING.search(heading):
+                keeping, level_kept = True, level
+            continue
+        if keeping:
+            current.append(line)
+    if keeping:
+        sections.append("\n".join(current))
+    return sections
+
+
+def _heading(lines: list[str], index: int, rst: bool) -> tuple[str | None, int]:
+    line = lines[index]
+    match = _MD_HEADING.match(line)
+    if match and not rst:
+        return match.group(2), len(match.group(1))
+    if rst and index + 1 < len(lines) and line.strip() and _RST_UNDERLINE.match(lines[index + 1]):
+        return line.strip(), "=-~^\"'`#*+".find(lines[index + 1][0]) + 1
+    return None, 0
+
+
+def _commands(text: str, rst: bool) -> list[str]:
+    """Command lines from code blocks (fenced, rst `::` / `code-block` blocks), prompts and inline code."""
+    found: list[str] = []
+    lines = text.splitlines()[:_MAX_LINES]
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE.match(line)
+        if fence and not rst:
+            marker, language = fence.group(1), fence.group(2).lower()
+            i += 1
+            block: list[str] = []
+            while i < len(lines) and not lines[i].strip().startswith(marker):
+                block.append(lines[i])
+                i += 1
+            if language in _SHELL_BLOCKS:
+                found.extend(_block_commands(block))
+            i += 1
+            continue
+        if rst and (line.rstrip().endswith("::") or re.match(r"^\s*\.\. (code-block|code|prompt|sourcecode)::", line)):
+            language = line.split("::", 1)[1].strip().lower() if ".." in line else ""
+            indent = len(line) - len(line.lstrip())
+            i += 1
+            block = []
+            while i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent):
+                if lines[i].strip().startswith(":") and not block:
+                    i += 1
+                    continue  # a directive option (`:caption:`)
+                block.append(lines[i])
+                i += 1
+            if language in _SHELL_BLOCKS:
+                found.extend(_block_commands(block))
+            continue
+        prompt = _PROMPT.match(line) if line.startswith(("$ ", "    $ ", "  $ ")) else None
+        if prompt:
+            found.append(prompt.group(1).strip())
+        for match in (_INLINE_RST if rst else _INLINE_MD).finditer(line):
+            inline = match.group(1).strip()
+            if " " in inline:  # a lone word in backticks names a tool (`tox`, `typos`); it is not an instruction
+                found.append(inline)
+        i += 1
+    return [line for line in found if line and len(line) < 200]
+
+
+def _block_commands(block: list[str]) -> list[str]:
+    """Lines of a shell block: prompts stripped; in a block with prompts, lines without one are output."""
+    has_prompts = any(_PROMPT.match(line) and line.lstrip()[:1] in "$%❯>" for line in block)
+    commands: list[str] = []
+    pending = ""
+    for raw in block:
+        line = raw.strip()
+        if has_prompts:
+            match = _PROMPT.match(raw)
+            if not match or raw.lstrip()[:1] not in "$%❯>":
+                if pending:
+                    pending += " " + line
+                    if not line.endswith("\\"):
+                        commands.append(pending.replace("\\ ", " "))
+                        pending = ""
+                continue
+            line = match.group(1).strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        commands.append((pending + line).strip())
+        pending = ""
+    return commands
