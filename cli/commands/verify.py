@@ -10,10 +10,11 @@ with `--phase` or `--skip-start`. Its details hold each command's phase, exit co
 
 `--json` prints one object on stdout (live output goes to stderr as `[phase] line`): `{root, recipe_source, status,
 scope, reason, detail, failed_phase, declared_phases, selected_phases, ran_phases, port, duration, commands:
-[{phase, command, cwd, exit_code, duration, passed, timed_out, cancelled, output_tail}], readiness: {url, ready,
-last_status, attempts, waited} | null, evidence: <the receipt> | null, problems: [{file, message}]}`. `reason` is
-`aborted` (timeout or interrupt), `exit code N`, `cannot start`, `port in use`, `start exited`, `not ready`, or
-null.
+[{phase, command, cwd, exit_code, duration, passed, timed_out, cancelled, output_tail, notes}], readiness: {url,
+ready, last_status, attempts, waited} | null, evidence: <the receipt> | null, problems: [{file, message}]}`.
+`reason` is `aborted` (timeout or interrupt), `exit code N`, `cannot start`, `port in use`, `start exited`, `not
+ready`, or null. `notes` says what a person should know about a command's processes (one that left its process
+group and was stopped).
 """
 
 from __future__ import annotations
