@@ -2,8 +2,10 @@
 
 Creates the repository in a temp dir (100 directories × 100 small files, committed), dirties 10 tracked files
 and adds nothing else, computes the snapshot once to warm the page cache, then times `snapshot()` — the temporary
-index copy, `git add --all`, the prose removal and `git write-tree`. `git status` on the same tree is shown for
-scale. A non-git root of 10,000 files is timed too (first and cached hashing).
+index copy, `git add --all`, the prose removal and `git write-tree`, all against a private git directory
+(freshpass.ledger.git) — and, for comparison, the same done by git in the repository itself, reading its config
+(how freshpass hashed before issue 11). `git status` on the same tree is shown for scale. A non-git root of
+10,000 files is timed too (first and cached hashing).
 
     .venv/bin/python bench/bench_content.py [--files N] [--runs N] [--write]
 """
@@ -49,6 +51,19 @@ def git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=GIT_ENV)
 
 
+def plain_git_tree(repo: Path) -> str:
+    """`git add --all`, `ls-files`, `write-tree` in a copy of the index, in the repository itself (its config is
+    read): what `snapshot()` did before issue 11, minus the prose removal."""
+    with tempfile.TemporaryDirectory(prefix="freshpass-bench-index-") as scratch:
+        index = Path(scratch) / "index"
+        shutil.copy2(repo / ".git" / "index", index)
+        env = {**GIT_ENV, "GIT_INDEX_FILE": str(index), "GIT_OPTIONAL_LOCKS": "0"}
+        subprocess.run(["git", "-C", str(repo), "add", "--all"], check=True, capture_output=True, env=env)
+        subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], check=True, capture_output=True, env=env)
+        tree = subprocess.run(["git", "-C", str(repo), "write-tree"], check=True, capture_output=True, env=env)
+    return tree.stdout.decode().strip()
+
+
 def timed(runs: int, call) -> list[float]:  # type: ignore[no-untyped-def]
     call()
     samples = []
@@ -77,12 +92,24 @@ def main() -> None:
             path.write_text(path.read_text() + "# dirty\n")
         clean = content.snapshot(repo)
         assert clean.is_git
+        # The private git dir gives exactly the tree git itself writes (README.md is prose: keep it out of both).
+        assert content.snapshot(repo, ignore_prose=False).content_id == "git:" + plain_git_tree(repo)
         git_status = shutil.which("git") or "git"
         rows = [
             row(
                 f"`snapshot()` git, {args.files:,} files, 10 dirty, warm",
                 timed(args.runs, lambda: content.snapshot(repo)),
                 "p50 < 150 ms",
+            ),
+            row(
+                "`snapshot()` without prose removal: add, ls-files, write-tree in a private git dir",
+                timed(args.runs, lambda: content.snapshot(repo, ignore_prose=False)),
+                "—",
+            ),
+            row(
+                "the same three commands run in the repository, reading its config (before issue 11)",
+                timed(args.runs, lambda: plain_git_tree(repo)),
+                "—",
             ),
             row(
                 "`git status --porcelain` on the same tree (for scale)",

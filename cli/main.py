@@ -53,7 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _never_fail_to_print() -> None:
+    """A terminal whose encoding cannot show a character gets an escape instead of a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (OSError, ValueError):
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _never_fail_to_print()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "subcommand", None):
@@ -62,7 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._module.run(args) or 0)
     except UsageError as exc:
-        print(f"freshpass {args.subcommand}: {exc}", file=sys.stderr)
+        from freshpass.terminal import say
+
+        say(f"freshpass {args.subcommand}: {exc}")
         return 2
     except KeyboardInterrupt:
         return 130

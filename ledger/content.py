@@ -1,11 +1,14 @@
 """Content ids: what a root's files are right now, so evidence is bound to content, not clocks (design §4.3–4.4).
 
 Git roots use git's own machinery: the tree the working directory would commit, untracked-but-not-ignored files
-included. It is computed in a *temporary copy* of the index (`GIT_INDEX_FILE`), so the user's index is never
-touched, and the copy's cached stat data lets git re-hash only the files that changed. Ignored paths (prose,
-the ledger itself, configured globs) are removed from that temporary index before `git write-tree`, so their
-changes never alter the id. Other roots hash the files seen (heavy dependency/build dirs skipped) and keep the
-manifest so that `changed_paths` can tell which files differ later.
+included. It is computed in a *temporary copy* of the index, so the user's index is never touched, and the copy's
+cached stat data lets git re-hash only the files that changed. Ignored paths (prose, the ledger itself,
+configured globs) are removed from that temporary index before `git write-tree`, so their changes never alter the
+id. Git runs against a private git directory (`freshpass.ledger.git.IsolatedGit`): nothing the repository
+configures — fsmonitor, clean filters, hooks, includes — is ever executed, trusted workspace or not. Other roots
+hash the files seen (heavy dependency/build dirs skipped; symlinks hashed by their target text, as git does, never
+followed; FIFOs, sockets and devices never opened) and keep the manifest so that `changed_paths` can tell which
+files differ later.
 
 Content ids are prefixed with their kind: `git:<tree>` or `files:<sha256>`.
 """
@@ -19,13 +22,13 @@ import os
 import re
 import shutil
 import stat
-import subprocess
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from freshpass.ledger.files import SMALL_FILE_LIMIT, read_regular_text
+from freshpass.ledger.git import GitError, IsolatedGit, Repository, find_repository
 from freshpass.ledger.paths import default_ledger_path
 
 GIT_PREFIX = "git:"
@@ -124,10 +127,12 @@ def snapshot(
         raise ContentError(f"{root_path} is not a directory")
     ignore = [glob for glob in (line.strip() for line in ignore) if glob and not glob.startswith("#")]
     ledger = Path(os.path.abspath(ledger_path or default_ledger_path()))
-    found = _find_git(root_path)
-    if found is not None and shutil.which("git") is not None:
-        toplevel, git_dir = found
-        return _git_snapshot(root_path, toplevel, git_dir, ignore, ignore_prose, ledger)
+    repository = find_repository(root_path)
+    if repository is not None and shutil.which("git") is not None:
+        try:
+            return _git_snapshot(root_path, repository, ignore, ignore_prose, ledger)
+        except GitError as exc:
+            raise ContentError(str(exc)) from None
     return _files_snapshot(root_path, ignore, ignore_prose, ledger)
 
 
@@ -148,20 +153,15 @@ def changed_paths(
     if old_content_id.startswith(GIT_PREFIX) and new_snapshot.is_git and new_snapshot.git_toplevel:
         old_tree = old_content_id[len(GIT_PREFIX) :]
         new_tree = new_snapshot.content_id[len(GIT_PREFIX) :]
-        command = ["git", "-C", new_snapshot.git_toplevel, "diff-tree", "-r", "-z", "--name-only", "--no-renames"]
+        repository = find_repository(Path(new_snapshot.git_toplevel))
+        if repository is None or not all(re.fullmatch(r"[0-9a-f]{40,64}", tree) for tree in (old_tree, new_tree)):
+            return []
         try:
-            completed = subprocess.run(
-                [*command, old_tree, new_tree],
-                env=_git_env(),
-                capture_output=True,
-                timeout=GIT_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
+            with IsolatedGit(repository, index=False) as git:
+                output = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", old_tree, new_tree])
+        except GitError:
             return []
-        if completed.returncode != 0:
-            return []
-        return sorted(name for name in completed.stdout.decode("utf-8", "surrogateescape").split("\0") if name)
+        return sorted(name for name in output.decode("utf-8", "surrogateescape").split("\0") if name)
     if old_content_id.startswith(FILES_PREFIX) and new_snapshot.manifest is not None and old_manifest is not None:
         new_manifest = new_snapshot.manifest
         names = set(old_manifest) | set(new_manifest)
@@ -170,41 +170,6 @@ def changed_paths(
 
 
 # ---- git roots ------------------------------------------------------------------------------------------------------
-
-
-def _find_git(root: Path) -> tuple[Path, Path] | None:
-    """(work tree top level, git dir) of the repository holding `root`, found without starting a process."""
-    for candidate in (root, *root.parents):
-        marker = candidate / ".git"
-        if marker.is_dir():
-            return candidate, marker
-        if marker.is_file():  # worktrees and submodules: "gitdir: <path>"
-            try:
-                text = marker.read_text(encoding="utf-8", errors="replace").strip()
-            except OSError:
-                return None
-            if text.startswith("gitdir:"):
-                git_dir = Path(text[len("gitdir:") :].strip())
-                if not git_dir.is_absolute():
-                    git_dir = (candidate / git_dir).resolve()
-                return candidate, git_dir
-            return None
-    return None
-
-
-def _git_env(index_file: Path | None = None) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        # A hook or wrapper may have set these; our own -C and index must win.
-        if key not in {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_NAMESPACE"}
-    }
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    env["LC_ALL"] = "C"
-    if index_file is not None:
-        env["GIT_INDEX_FILE"] = str(index_file)
-    return env
 
 
 _PROSE_NAME = re.compile(
@@ -243,65 +208,37 @@ def _relative_to(path: Path, base: Path) -> str | None:
         return None
 
 
-def _run_git(
-    args: list[str], toplevel: Path, env: dict[str, str], *, stdin: str | None = None, strip: bool = True
-) -> str:
-    try:
-        completed = subprocess.run(
-            ["git", "-C", str(toplevel), *args],
-            env=env,
-            input=stdin.encode("utf-8", "surrogateescape") if stdin is not None else None,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise ContentError(f"git {args[0]} in {toplevel} took longer than {GIT_TIMEOUT:g} s") from None
-    except OSError as exc:
-        raise ContentError(f"cannot run git in {toplevel}: {exc}") from None
-    if completed.returncode != 0:
-        message = completed.stderr.decode("utf-8", "replace").strip().splitlines()
-        detail = message[-1] if message else f"exit code {completed.returncode}"
-        raise ContentError(f"git {args[0]} failed in {toplevel}: {detail}")
-    text = completed.stdout.decode("utf-8", "surrogateescape")
-    return text.strip() if strip else text
-
-
 def _git_snapshot(
-    root: Path, toplevel: Path, git_dir: Path, ignore: Sequence[str], ignore_prose: bool, ledger: Path
+    root: Path, repository: Repository, ignore: Sequence[str], ignore_prose: bool, ledger: Path
 ) -> ContentSnapshot:
+    toplevel = repository.toplevel
     relative = root.relative_to(toplevel).as_posix()
     prefix = "" if relative == "." else f"{relative}/"
     ignored = _Ignorer(ignore, ignore_prose, _relative_to(ledger, root))
-    with tempfile.TemporaryDirectory(prefix="freshpass-index-") as scratch:
-        index = Path(scratch) / "index"
-        user_index = git_dir / "index"
-        try:
-            # copy2 keeps the mtime, so git's racy-clean checks behave exactly as with the user's own index.
-            shutil.copy2(user_index, index)
-        except FileNotFoundError:
-            pass  # a repository without commits or staged files: start from an empty index
-        except OSError as exc:
-            raise ContentError(f"cannot read the git index {user_index}: {exc}") from None
-        env = _git_env(index)
+    with IsolatedGit(repository) as git:
         scope = [f":(top){prefix}" if prefix else ":(top)"]
         # Pathspec exclusions make git match every path against them, so only configured globs (which may name
         # big untracked data) and an in-repo ledger are kept out of `add`; prose is dropped after adding.
         exclusions = [f":(top,exclude,literal){prefix}{ignored.ledger_rel}"] if ignored.ledger_rel else []
         if ignored.globs is not None and not any(glob.startswith("!") for glob in ignore):
             exclusions += [f":(top,exclude,glob){prefix}{spec}" for spec in _directory_globs(ignore)]
-        _run_git(["add", "--all", "--ignore-errors", "--", *scope, *exclusions], toplevel, env)
-        listed = _run_git(["ls-files", "-z", "--", *scope], toplevel, env, strip=False)
+        git.run(["add", "--all", "--ignore-errors", "--", *scope, *exclusions])
+        listed = git.run(["ls-files", "-z", "--", *scope]).decode("utf-8", "surrogateescape")
         doomed = [path for path in listed.split("\0") if path and ignored(path[len(prefix) :])]
         if doomed:
-            _run_git(["update-index", "--force-remove", "-z", "--stdin"], toplevel, env, stdin="\0".join(doomed) + "\0")
+            git.run(
+                ["update-index", "--force-remove", "-z", "--stdin"],
+                stdin=("\0".join(doomed) + "\0").encode("utf-8", "surrogateescape"),
+            )
+        # --missing-ok: a partial clone's index may name blobs that were never fetched; the tree id is the same.
+        write_tree = ["write-tree", "--missing-ok", *([f"--prefix={prefix}"] if prefix else [])]
         try:
-            tree = _run_git(["write-tree", *([f"--prefix={prefix}"] if prefix else [])], toplevel, env)
-        except ContentError:
+            tree = git.run(write_tree).decode().strip()
+        except GitError:
             if not prefix:
                 raise
             # Nothing left under the package root (all ignored or empty): its content is the empty tree.
-            tree = _run_git(["hash-object", "-t", "tree", os.devnull], toplevel, env)
+            tree = git.run(["hash-object", "-t", "tree", os.devnull]).decode().strip()
     return ContentSnapshot(root=str(root), content_id=f"{GIT_PREFIX}{tree}", git_toplevel=str(toplevel))
 
 
@@ -323,12 +260,10 @@ def _directory_globs(ignore: Sequence[str]) -> list[str]:
 
 def _files_snapshot(root: Path, ignore: Sequence[str], ignore_prose: bool, ledger: Path) -> ContentSnapshot:
     patterns = list(ignore)
-    gitignore = root / ".gitignore"
-    if gitignore.is_file():  # a project that is not (yet) a repository may still say what is generated
-        try:
-            patterns = gitignore.read_text(encoding="utf-8", errors="replace").splitlines() + patterns
-        except OSError:
-            pass
+    try:  # a project that is not (yet) a repository may still say what is generated
+        patterns = read_regular_text(root / ".gitignore", SMALL_FILE_LIMIT).splitlines() + patterns
+    except OSError:
+        pass
     ignored = _Ignorer(patterns, ignore_prose, _relative_to(ledger, root))
     manifest: dict[str, str] = {}
     for relative, full in _walk(root, ignored):
@@ -362,6 +297,10 @@ def _walk(root: Path, ignored: _Ignorer) -> Iterator[tuple[str, str]]:
                 yield relative, entry.path
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
 # Long-lived processes (the language server) re-hash only files whose stat data changed.
 _digest_cache: dict[str, tuple[tuple[int, ...], str]] = {}
 
@@ -385,11 +324,20 @@ def _file_digest(path: str) -> str | None:
         return cached[1]
     digest = hashlib.sha1()
     try:
-        with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
+        # O_NOFOLLOW | O_NONBLOCK: the path was a regular file at lstat, but it may have been swapped for a symlink
+        # or a FIFO since; never follow the one or block on the other.
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     # The executable bit is content too: a script losing it fails differently.
     value = digest.hexdigest() + ("+x" if info.st_mode & 0o111 else "")
     _digest_cache[path] = (key, value)

@@ -6,6 +6,14 @@ deadlock upgrading a read lock, and `busy_timeout` makes a writer wait its turn 
 a person can meet (unwritable state dir, a locked or corrupt file, a file from a newer freshpass) becomes a
 `LedgerError` whose message says what to do; a corrupt file is moved aside, kept, and a new ledger started.
 
+Readers need no write access: `Ledger.open(read_only=True)` (what `freshpass status` and `log` use) falls back to a
+read-only connection when the file, its directory or its disk cannot be written (a read-only mount, a full disk).
+
+Everything a receipt stores passes through `freshpass.ledger.redact` first (in `record`, so every door — the CLI,
+the server, terminal evidence — is covered). Texts that are not valid UTF-8 (a path with undecodable bytes, kept by
+Python as surrogate escapes) are stored as their original bytes (a BLOB) and read back unchanged, so such a root
+records and looks up like any other. The file is private (0600); an existing file readable by others is tightened.
+
 aiosqlite runs each connection on its own thread, which keeps the process alive until the connection is closed:
 use `async with await Ledger.open() as ledger:` (or call `close()`).
 """
@@ -14,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import errno
 import json
 import logging
 import os
@@ -29,6 +39,7 @@ from typing import Any, TypeVar
 import aiosqlite
 from freshpass.facts.model import KINDS
 from freshpass.ledger.paths import LEDGER_ENV, default_ledger_path
+from freshpass.ledger.redact import redact, redact_json
 from freshpass.ledger.schema import MIGRATIONS, SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
@@ -47,7 +58,11 @@ SUMMARY_TAIL_CHARS = 4_000
 
 # SQLite primary result codes (sqlite3.Error.sqlite_errorcode & 0xFF)
 _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
-_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 10, 11, 14, 26
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 10, 11, 13, 14, 26
+# Failures of writing (a read-only file or mount, a full disk) after which a reader can still read.
+_WRITE_FAILURES = (_SQLITE_PERM, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN)
+_WRITE_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT)
+LOW_SPACE = 1 << 20  # bytes free below which a write failure is reported as a full disk
 
 T = TypeVar("T")
 
@@ -114,7 +129,10 @@ class EvidenceDraft:
     details: dict[str, Any] | None = None  # e.g. the phases of `freshpass verify`
 
     def set_output(self, text: str, omitted: int = 0) -> None:
-        """Keep a bounded head and tail of `text` (which may already have `omitted` characters cut out)."""
+        """Keep a bounded head and tail of `text` (which may already have `omitted` characters cut out).
+
+        Secrets are redacted in the whole text before it is cut, so none is split across the cut."""
+        text = redact(text)
         if len(text) <= SUMMARY_HEAD_CHARS + SUMMARY_TAIL_CHARS:
             self.output_head, self.output_tail, self.output_omitted = text, "", omitted
             return
@@ -245,11 +263,38 @@ _SELECT_EVIDENCE = f"SELECT {', '.join(_EVIDENCE_FIELDS)} FROM events"
 _INSERT_EVIDENCE = f"INSERT INTO events ({', '.join(_DRAFT_COLUMNS)}) VALUES ({', '.join('?' for _ in _DRAFT_COLUMNS)})"
 
 
+_TEXT_FIELDS = frozenset(
+    {"session", "actor", "cwd", "root", "command", "canonical_command", "reason", "output_head", "output_tail"}
+)
+
+
+def db_text(value: str) -> str | bytes:
+    """How a text is stored: as is when it is valid UTF-8, else as its original bytes (see the module docstring)."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        pass
+    try:
+        return value.encode("utf-8", "surrogateescape")  # a file name's undecodable bytes, exactly
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "replace")  # lone surrogates of no file name: nothing exact to keep
+
+
+def py_text(value: Any) -> Any:
+    """A stored text back as Python text (BLOBs were texts that are not valid UTF-8)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    return value
+
+
 def _evidence_from_row(row: Iterable[Any]) -> Evidence:
     values = dict(zip(_EVIDENCE_FIELDS, row, strict=True))
+    for name in _TEXT_FIELDS:
+        values[name] = py_text(values[name])
     values["approved"] = bool(values["approved"])
     values["stale_at_record"] = bool(values["stale_at_record"])
-    raw_details = values["details"]
+    raw_details = py_text(values["details"])
     values["details"] = json.loads(raw_details) if raw_details else None
     return Evidence(**values)
 
@@ -280,13 +325,37 @@ class _CorruptLedger(Exception):
     """Internal: the file is damaged; the caller moves it aside."""
 
 
+class _WriteFailure(Exception):
+    """Internal: the ledger cannot be written (read-only, full disk); a reader may still open it read-only."""
+
+    def __init__(self, error: LedgerError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _redacted(draft: EvidenceDraft) -> EvidenceDraft:
+    """The draft as it may be stored: secrets redacted in every text a person could read back."""
+    return dataclasses.replace(
+        draft,
+        command=redact(draft.command),
+        canonical_command=redact(draft.canonical_command),
+        reason=redact(draft.reason) if draft.reason else draft.reason,
+        output_head=redact(draft.output_head),
+        output_tail=redact(draft.output_tail),
+        details=redact_json(draft.details) if draft.details is not None else None,
+    )
+
+
 class Ledger:
     """The evidence store. Open with `await Ledger.open()`; always close (it is an async context manager)."""
 
-    def __init__(self, path: Path, busy_timeout: float, retention: Retention) -> None:
+    def __init__(self, path: Path, busy_timeout: float, retention: Retention, *, read_only: bool = False) -> None:
         self.path = path
         self.busy_timeout = busy_timeout
         self.retention = retention
+        self.read_only = read_only  # may read through a read-only connection when writing is impossible
+        self.writable = True  # False once opened read-only: every write is refused with the reason
+        self._why_read_only = ""
         # Things a person should hear about once (e.g. a corrupt ledger moved aside); the CLI prints them to stderr
         # and the server logs them.
         self.warnings: list[str] = []
@@ -304,14 +373,26 @@ class Ledger:
         *,
         busy_timeout: float | None = None,
         retention: Retention | None = None,
+        read_only: bool = False,
     ) -> Ledger:
-        """Open (creating it, its directory, and its schema as needed) the ledger at `path` or the default path."""
+        """Open (creating it, its directory, and its schema as needed) the ledger at `path` or the default path.
+
+        `read_only=True` is for callers that only read: when the ledger cannot be written (a read-only file or
+        mount, a full disk), it is opened for reading instead (`writable` is then False and `warnings` says why)."""
         if busy_timeout is None:
             busy_timeout = _busy_timeout_from_env()
         ledger = cls(
-            Path(path) if path is not None else default_ledger_path(), busy_timeout, retention or Retention.from_env()
+            Path(path) if path is not None else default_ledger_path(),
+            busy_timeout,
+            retention or Retention.from_env(),
+            read_only=read_only,
         )
-        await ledger._open()
+        try:
+            await ledger._open()
+        except _WriteFailure as failure:
+            if not read_only:
+                raise failure.error from None
+            await ledger._open_for_reading(failure.error)
         return ledger
 
     async def __aenter__(self) -> Ledger:
@@ -325,6 +406,48 @@ class Ledger:
         if db is not None:
             with contextlib.suppress(sqlite3.Error, ValueError):
                 await db.close()
+
+    async def _open_for_reading(self, why: LedgerError) -> None:
+        """A read-only connection (`mode=ro`; `immutable=1` when even the WAL index cannot be set up), or an empty
+        in-memory ledger when the file does not exist and cannot be created."""
+        self.writable = False
+        self._why_read_only = str(why)
+        if not self.path.exists():
+            self._db = await aiosqlite.connect(":memory:", isolation_level=None)
+            await self._migrate(self._db)
+            self.warnings.append(f"freshpass: no receipts to show: {why}")
+            return
+        uri = self.path.absolute().as_uri()
+        last: sqlite3.Error | None = None
+        for query in ("mode=ro", "mode=ro&immutable=1"):
+            try:
+                self._db = await aiosqlite.connect(
+                    f"{uri}?{query}", uri=True, timeout=self.busy_timeout, isolation_level=None
+                )
+                await self._check_readable(self._db)
+            except sqlite3.Error as exc:
+                last = exc
+                await self.close()
+                continue
+            self.warnings.append(f"freshpass: the ledger is shown read-only, since it cannot be written: {why}")
+            return
+        assert last is not None
+        raise self._translate(last, "read") from None
+
+    async def _check_readable(self, db: aiosqlite.Connection) -> None:
+        version = await self._user_version(db)
+        if version > SCHEMA_VERSION:
+            raise LedgerError(
+                f"the ledger {self.path} was written by a newer freshpass (schema {version}, this one knows "
+                f"{SCHEMA_VERSION}); upgrade freshpass, or set {LEDGER_ENV} to another file path"
+            )
+        if version < SCHEMA_VERSION:
+            raise LedgerError(
+                f"the ledger {self.path} needs an upgrade to this freshpass's schema, which needs write access: "
+                f"{self._why_read_only}"
+            )
+        async with db.execute("SELECT id FROM events ORDER BY id DESC LIMIT 1") as cursor:
+            await cursor.fetchone()
 
     async def _open(self) -> None:
         try:
@@ -347,28 +470,58 @@ class Ledger:
             raise
 
     def _prepare_file(self) -> None:
-        """Create the state dir (0700) and the file (0600) ourselves: SQLite would use the umask's mode."""
+        """Create the state dir (0700) and the file (0600) ourselves: SQLite would use the umask's mode. A file that
+        exists with a looser mode (an older freshpass, a copy) is tightened, with its -wal and -shm companions."""
         parent = self.path.parent
         try:
             if not parent.is_dir():
                 parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
             try:
-                self._inode = os.fstat(fd).st_ino
+                info = os.fstat(fd)
+                self._inode = info.st_ino
+                if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+                    os.fchmod(fd, 0o600)
             finally:
                 os.close(fd)
+            for suffix in ("-wal", "-shm"):
+                companion = self.path.with_name(self.path.name + suffix)
+                with contextlib.suppress(OSError):
+                    mode = os.stat(companion).st_mode
+                    if mode & 0o077:
+                        os.chmod(companion, 0o600)
         except OSError as exc:
             reason = exc.strerror or str(exc)
-            raise LedgerError(
-                f"cannot create or open the ledger {self.path}: {reason}. Make that directory writable, or set "
+            error = LedgerError(
+                self._space_message("create or open")
+                or f"cannot create or open the ledger {self.path}: {reason}. Make that directory writable, or set "
                 f"{LEDGER_ENV} to a writable file path"
-            ) from None
+            )
+            if exc.errno in _WRITE_ERRNOS:
+                raise _WriteFailure(error) from None
+            raise error from None
+
+    def _space_message(self, action: str) -> str | None:
+        """The message for a full disk, when the ledger's file system has (almost) no space left."""
+        try:
+            info = os.statvfs(self.path.parent if self.path.parent.exists() else self.path.parent.parent)
+        except OSError:
+            return None
+        free = info.f_bavail * info.f_frsize
+        if free >= LOW_SPACE:
+            return None
+        return (
+            f"cannot {action} the ledger {self.path}: the disk holding it is full ({free} bytes free). Free some "
+            f"space there, or set {LEDGER_ENV} to a file on another disk"
+        )
 
     async def _connect_and_check(self) -> None:
         try:
             # isolation_level=None: we issue BEGIN IMMEDIATE/COMMIT ourselves. `timeout` is SQLite's busy timeout.
             self._db = await aiosqlite.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
         except sqlite3.Error as exc:
+            if _error_code(exc) in _WRITE_FAILURES:
+                raise _WriteFailure(self._translate(exc, "open")) from None
             raise self._translate(exc, "open") from None
         db = self._db
         try:
@@ -387,6 +540,8 @@ class Ledger:
         except sqlite3.Error as exc:
             if _is_corruption(exc):
                 raise _CorruptLedger(str(exc)) from exc
+            if _error_code(exc) in _WRITE_FAILURES:
+                raise _WriteFailure(self._translate(exc, "open")) from None
             raise self._translate(exc, "open") from None
 
     async def _migrate(self, db: aiosqlite.Connection) -> None:
@@ -454,7 +609,22 @@ class Ledger:
                 f"the ledger {self.path} stayed locked by another process for {self.busy_timeout:g} s; "
                 f"try again (or raise {BUSY_TIMEOUT_ENV}, in seconds)"
             )
-        if code in (_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_PERM, _SQLITE_IOERR):
+        if code in (_SQLITE_FULL, _SQLITE_IOERR, _SQLITE_CANTOPEN):
+            full = self._space_message(action)
+            if full is not None:
+                return LedgerError(full)
+        if code == _SQLITE_FULL:
+            return LedgerError(
+                f"cannot {action} the ledger {self.path}: the disk or quota holding it is full ({exc}). Free some "
+                f"space there, or set {LEDGER_ENV} to a file on another disk"
+            )
+        if code == _SQLITE_IOERR:
+            return LedgerError(
+                f"cannot {action} the ledger {self.path}: the file system reported an I/O error ({exc}). Check the "
+                f"disk holding it (space, health, a network mount that went away), or set {LEDGER_ENV} to a file "
+                "on another disk"
+            )
+        if code in (_SQLITE_READONLY, _SQLITE_CANTOPEN, _SQLITE_PERM):
             return LedgerError(
                 f"cannot {action} the ledger {self.path}: {exc}. Make it and its directory writable, or set "
                 f"{LEDGER_ENV} to a writable file path"
@@ -482,6 +652,9 @@ class Ledger:
         raise AssertionError("unreachable")
 
     async def _write(self, action: str, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        if not self.writable:
+            raise LedgerError(f"cannot {action} the ledger {self.path}: it is open read-only ({self._why_read_only})")
+
         async def transaction(db: aiosqlite.Connection) -> T:
             await db.execute("BEGIN IMMEDIATE")
             try:
@@ -499,8 +672,10 @@ class Ledger:
     # ---- the contract ---------------------------------------------------------------------------------------------
 
     async def record(self, draft: EvidenceDraft, *, manifest: Mapping[str, str] | None = None) -> Evidence:
-        """Append one receipt. `manifest` (non-git roots) is kept so changed paths can be listed later."""
+        """Append one receipt, its secrets redacted (`freshpass.ledger.redact`). `manifest` (non-git roots) is kept
+        so changed paths can be listed later."""
         _check_draft(draft)
+        draft = _redacted(draft)
         created = time.time()
         duration = max(0.0, draft.finished_at - draft.started_at)
         values: dict[str, Any] = {name: getattr(draft, name) for name in _DRAFT_COLUMNS if hasattr(draft, name)}
@@ -511,7 +686,10 @@ class Ledger:
             stale_at_record=int(draft.stale_at_record),
             details=json.dumps(draft.details, sort_keys=True) if draft.details is not None else None,
         )
-        params = tuple(values[name] for name in _DRAFT_COLUMNS)
+        params = tuple(
+            db_text(values[name]) if isinstance(values[name], str) else values[name] for name in _DRAFT_COLUMNS
+        )
+        root_key = db_text(draft.root)
 
         async def body(db: aiosqlite.Connection) -> int:
             cursor = await db.execute(_INSERT_EVIDENCE, params)
@@ -520,15 +698,15 @@ class Ledger:
             await db.execute(
                 "INSERT INTO heads (root, kind, event_id) VALUES (?, ?, ?) "
                 "ON CONFLICT (root, kind) DO UPDATE SET event_id = excluded.event_id",
-                (draft.root, draft.kind, event_id),
+                (root_key, draft.kind, event_id),
             )
             if manifest is not None:
                 await db.execute(
                     "INSERT OR IGNORE INTO manifests (content_id, root, created_at, manifest) VALUES (?, ?, ?, ?)",
-                    (draft.content_id, draft.root, created, _pack_manifest(manifest)),
+                    (draft.content_id, root_key, created, _pack_manifest(manifest)),
                 )
             if self.retention.every > 0 and event_id % self.retention.every == 0:
-                await self._apply_retention(db, draft.root, created)
+                await self._apply_retention(db, root_key, created)
             return event_id
 
         event_id = await self._write("record evidence in", body)
@@ -537,7 +715,7 @@ class Ledger:
 
     async def events(self, root: str | os.PathLike[str], limit: int = 50, *, kind: str | None = None) -> list[Evidence]:
         """Receipts of `root`, newest first."""
-        root_key = os.fspath(root)
+        root_key = db_text(os.fspath(root))
         limit = max(0, int(limit))
 
         async def query(db: aiosqlite.Connection) -> list[Evidence]:
@@ -565,7 +743,7 @@ class Ledger:
     ) -> tuple[dict[str, Evidence], dict[str, Evidence]]:
         """(fresh, newest) receipts per kind of `root`: fresh = newest that ran against `content_id` and was not
         already stale when recorded; newest = newest of that kind at all. Index lookups only (O(kinds · log n))."""
-        root_key = os.fspath(root)
+        root_key = db_text(os.fspath(root))
 
         async def query(db: aiosqlite.Connection) -> tuple[dict[str, Evidence], dict[str, Evidence]]:
             async with db.execute(
@@ -603,7 +781,7 @@ class Ledger:
         async def body(db: aiosqlite.Connection) -> None:
             await db.execute(
                 "INSERT OR IGNORE INTO manifests (content_id, root, created_at, manifest) VALUES (?, ?, ?, ?)",
-                (content_id, os.fspath(root), time.time(), packed),
+                (content_id, db_text(os.fspath(root)), time.time(), packed),
             )
 
         await self._write("store a manifest in", body)
@@ -626,7 +804,7 @@ class Ledger:
         async def query(db: aiosqlite.Connection) -> int:
             async with db.execute(
                 "SELECT count(*) FROM nudges WHERE session = ? AND root = ? AND baseline IS ?",
-                (session, os.fspath(root), baseline),
+                (db_text(session), db_text(os.fspath(root)), baseline),
             ) as cursor:
                 row = await cursor.fetchone()
             return int(row[0]) if row else 0
@@ -637,7 +815,7 @@ class Ledger:
         async def body(db: aiosqlite.Connection) -> None:
             await db.execute(
                 "INSERT INTO nudges (created_at, session, root, baseline) VALUES (?, ?, ?, ?)",
-                (time.time(), session, os.fspath(root), baseline),
+                (time.time(), db_text(session), db_text(os.fspath(root)), baseline),
             )
 
         await self._write("record a nudge in", body)
@@ -655,11 +833,11 @@ class Ledger:
         """Run retention now (it also runs by itself every `Retention.every` inserts)."""
 
         async def body(db: aiosqlite.Connection) -> None:
-            await self._apply_retention(db, os.fspath(root) if root is not None else None, time.time())
+            await self._apply_retention(db, db_text(os.fspath(root)) if root is not None else None, time.time())
 
         await self._write("prune", body)
 
-    async def _apply_retention(self, db: aiosqlite.Connection, root: str | None, now: float) -> None:
+    async def _apply_retention(self, db: aiosqlite.Connection, root: str | bytes | None, now: float) -> None:
         policy = self.retention
         protected = "id NOT IN (SELECT event_id FROM heads)"
         cutoff = now - policy.max_age_days * 86_400
@@ -670,7 +848,7 @@ class Ledger:
                 roots = [root]
             else:  # an explicit `apply_retention()`: every root
                 async with db.execute("SELECT DISTINCT root FROM events") as cursor:
-                    roots = [str(found[0]) for found in await cursor.fetchall()]
+                    roots = [found[0] for found in await cursor.fetchall()]
             for each in roots:
                 async with db.execute(
                     "SELECT id FROM events WHERE root = ? ORDER BY id DESC LIMIT 1 OFFSET ?", (each, policy.per_root)

@@ -12,6 +12,7 @@ import time
 from typing import TextIO
 
 from freshpass.runner.verify import CommandRun, PlannedCommand, VerifyReporter, VerifyResult
+from freshpass.terminal import safe
 
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -43,7 +44,7 @@ def _outcome(run: CommandRun) -> str:
     if run.cancelled:
         return "cancelled (aborted)"
     if run.error:
-        return f"not started: {run.error.splitlines()[0]}"
+        return f"not started: {safe(run.error.splitlines()[0])}"
     if run.phase == "start":
         return f"stopped (exit {run.exit_code}) after {run.duration:.1f}s"
     return f"failed with exit code {run.exit_code} after {run.duration:.1f}s"
@@ -64,9 +65,8 @@ class PlainReporter(VerifyReporter):
 
     def command_started(self, planned: PlannedCommand, index: int, total: int) -> None:
         counter = f" ({index}/{total})" if total else ""
-        self._write(
-            f"[{planned.phase}] $ {planned.command}{counter}" + (f"  # in {planned.cwd}" * (planned.cwd != "."))
-        )
+        where = f"  # in {safe(planned.cwd)}" if planned.cwd != "." else ""
+        self._write(f"[{planned.phase}] $ {safe(planned.command)}{counter}{where}")
 
     def output(self, phase: str, stream: str, text: str) -> None:
         for line in self.lines.feed(phase, stream, text):
@@ -77,11 +77,13 @@ class PlainReporter(VerifyReporter):
             self._write(f"[{run.phase}] {line}")
         mark = "✓" if run.passed else "✗"
         self._write(f"[{run.phase}] {mark} {_outcome(run)}")
+        for note in run.notes:
+            self._write(f"[{run.phase}] ! {safe(note)}")
 
     def readiness_status(self, url: str, status: str, attempt: int) -> None:
         if status != self._last_ready_status:
             self._last_ready_status = status
-            self._write(f"[start] {url}: {status}")
+            self._write(f"[start] {safe(url)}: {safe(status)}")
 
 
 class TtyReporter(VerifyReporter):
@@ -103,7 +105,8 @@ class TtyReporter(VerifyReporter):
         elapsed = time.monotonic() - self._started
         spinner = _SPINNER[self._frame % len(_SPINNER)]
         ready = f" · {self._ready_status}" if self._ready_status else ""
-        line = f"{spinner} {self._step}{self._current.phase}: {self._current.command} · {elapsed:.0f}s{ready}"
+        command = safe(self._current.command)
+        line = f"{spinner} {self._step}{self._current.phase}: {command} · {elapsed:.0f}s{ready}"
         return line[:200]
 
     def _emit(self, text: str = "") -> None:
@@ -128,7 +131,7 @@ class TtyReporter(VerifyReporter):
         self._step = f"[{index}/{total}] " if total else ""
         self._started = time.monotonic()
         self._ready_status = ""
-        self._emit(f"\x1b[1m▶ {planned.phase}: {planned.command}\x1b[0m\n")
+        self._emit(f"\x1b[1m▶ {planned.phase}: {safe(planned.command)}\x1b[0m\n")
 
     def output(self, phase: str, stream: str, text: str) -> None:
         lines = self.lines.feed(phase, stream, text)
@@ -140,10 +143,11 @@ class TtyReporter(VerifyReporter):
         colour = "32" if run.passed else "31"
         mark = "✓" if run.passed else "✗"
         self._current = None
-        self._emit(rest + f"\x1b[{colour}m{mark} {run.phase}: {_outcome(run)}\x1b[0m\n")
+        notes = "".join(f"! {safe(note)}\n" for note in run.notes)
+        self._emit(rest + f"\x1b[{colour}m{mark} {run.phase}: {_outcome(run)}\x1b[0m\n" + notes)
 
     def readiness_status(self, url: str, status: str, attempt: int) -> None:
-        self._ready_status = f"{url}: {status}"
+        self._ready_status = f"{safe(url)}: {safe(status)}"
         self._emit()
 
     def finished(self, result: VerifyResult) -> None:

@@ -52,6 +52,11 @@ def ready_target(ready_url: str | None, port: int | None, *, port_override: int 
     `port_override` (`freshpass verify --port N`) replaces the URL's port too. Raises `ReadinessError` with a
     message a person can act on.
     """
+    if ready_url is not None and not isinstance(ready_url, str):
+        raise ReadinessError(f"ready_url {ready_url!r}: expected a URL or a path such as /health")
+    for name, value in (("port", port), ("--port", port_override)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 65536):
+            raise ReadinessError(f"{name} {value!r}: expected a port number 1-65535")
     effective_port = port_override or port
     if not ready_url or ready_url.startswith("/"):
         if effective_port is None:
@@ -67,10 +72,13 @@ def ready_target(ready_url: str | None, port: int | None, *, port_override: int 
             port=effective_port,
             path=path,
         )
-    parts = urlsplit(ready_url)
+    try:
+        parts = urlsplit(ready_url)
+        host = parts.hostname or ""
+    except ValueError as exc:  # "http://[::1" — an unclosed IPv6 bracket, and other URLs urllib cannot split
+        raise ReadinessError(f"ready_url {ready_url!r} is not a valid URL ({exc})") from None
     if parts.scheme not in {"http", "https"}:
         raise ReadinessError(f"ready_url {ready_url!r}: only http:// and https:// URLs can be polled")
-    host = parts.hostname or ""
     addresses = _loopback_addresses(host)
     if addresses is None:
         raise ReadinessError(
@@ -81,6 +89,8 @@ def ready_target(ready_url: str | None, port: int | None, *, port_override: int 
         url_port = parts.port
     except ValueError as exc:
         raise ReadinessError(f"ready_url {ready_url!r}: {exc}") from None
+    if url_port == 0:
+        raise ReadinessError(f"ready_url {ready_url!r}: port 0 cannot be polled")
     final_port = port_override or url_port or port or (443 if parts.scheme == "https" else 80)
     netloc_host = f"[{host}]" if ":" in host else host
     netloc = f"{netloc_host}:{final_port}"

@@ -151,6 +151,7 @@ class CommandRun:
     cancelled: bool = False
     error: str | None = None
     passed: bool = False
+    notes: list[str] = field(default_factory=list)  # e.g. processes that escaped the group and were stopped
 
     @classmethod
     def from_process(cls, planned: PlannedCommand, result: ProcessResult) -> CommandRun:
@@ -165,6 +166,7 @@ class CommandRun:
             cancelled=result.cancelled,
             error=result.error,
             passed=result.exit_code == 0 and not result.aborted,
+            notes=result.notes(),
         )
 
     def output_tail(self, chars: int = DETAIL_TAIL_CHARS) -> str:
@@ -181,6 +183,7 @@ class CommandRun:
             "timed_out": self.timed_out,
             "cancelled": self.cancelled,
             "output_tail": self.output_tail(),
+            "notes": list(self.notes),
         }
 
 

@@ -20,7 +20,6 @@ from the ledger and the repository; `check_done` adapts it to the language serve
 from __future__ import annotations
 
 import asyncio
-import os
 import posixpath
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
@@ -412,48 +411,39 @@ async def pass_history(
 
 
 async def uncommitted_paths(root: Path) -> list[str] | None:
-    """Root-relative paths git reports as changed or untracked-not-ignored (None: not a git work tree)."""
-    try:
-        process = await asyncio.create_subprocess_exec(
-            "git",
-            "-C",
-            str(root),
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--untracked-files=all",
-            "--no-renames",
-            "--",
-            ".",
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},  # a status must never take the index lock from the user
-        )
-        output, _ = await process.communicate()
-        prefix_process = await asyncio.create_subprocess_exec(
-            "git",
-            "-C",
-            str(root),
-            "rev-parse",
-            "--show-prefix",
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
-        prefix_output, _ = await prefix_process.communicate()
-    except OSError:  # git is not installed
-        return None
-    if process.returncode != 0 or prefix_process.returncode != 0:
-        return None
-    prefix = prefix_output.decode("utf-8", "surrogateescape").strip()
-    paths: list[str] = []
-    for record in output.decode("utf-8", "surrogateescape").split("\0"):
-        if len(record) < 4:
-            continue
-        path = record[3:]  # porcelain paths are relative to the repository's top level
-        paths.append(path[len(prefix) :] if prefix and path.startswith(prefix) else path)
-    return paths
+    """Root-relative paths git reports as changed or untracked-not-ignored (None: not a git work tree, or its HEAD
+    cannot be read). Runs `git status` against a private git directory (freshpass.ledger.git): the repository's
+    fsmonitor, filters and hooks never run, and the user's index is never touched."""
+    from freshpass.ledger.git import GitError, IsolatedGit, find_repository, resolve_head
+
+    def status() -> list[str] | None:
+        repository = find_repository(root)
+        if repository is None:
+            return None
+        head = resolve_head(repository)
+        if head is None:
+            return None
+        try:
+            prefix = root.relative_to(repository.toplevel).as_posix()
+        except ValueError:
+            return None
+        prefix = "" if prefix == "." else f"{prefix}/"
+        try:
+            with IsolatedGit(repository, head=head or None) as git:
+                output = git.run(
+                    ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."], cwd=root
+                )
+        except GitError:
+            return None
+        paths: list[str] = []
+        for record in output.decode("utf-8", "surrogateescape").split("\0"):
+            if len(record) < 4:
+                continue
+            path = record[3:]  # porcelain paths are relative to the repository's top level
+            paths.append(path[len(prefix) :] if prefix and path.startswith(prefix) else path)
+        return paths
+
+    return await asyncio.to_thread(status)
 
 
 def relative_paths(paths: Iterable[Any], root: Path) -> list[str]:
@@ -463,10 +453,13 @@ def relative_paths(paths: Iterable[Any], root: Path) -> list[str]:
         if not isinstance(raw, str) or not raw:
             continue
         text = raw
-        scheme = urlparse(text).scheme
-        if scheme == "file":
-            text = unquote(urlparse(text).path)
-        elif len(scheme) > 1:  # another URI scheme (untitled:, vscode-notebook-cell:): not a file of the root
+        try:
+            scheme = urlparse(text).scheme
+            if scheme == "file":
+                text = unquote(urlparse(text).path)
+        except ValueError:  # "file://[": no file anyone can name
+            continue
+        if scheme != "file" and len(scheme) > 1:  # another scheme (untitled:, vscode-notebook-cell:): not a file
             continue
         path = Path(text)
         if not path.is_absolute():
@@ -508,9 +501,17 @@ async def evaluate(
     from freshpass.ledger.status import root_status
 
     root_key = str(root)
-    from freshpass.facts.detect import detect_facts
+    from freshpass.detection import Unavailable, detect_bounded
+    from freshpass.facts.model import ProjectFacts
 
-    root_facts: ProjectFacts = facts if facts is not None else await asyncio.to_thread(detect_facts, root)
+    root_facts: ProjectFacts
+    if facts is not None:
+        root_facts = facts
+    else:
+        try:
+            root_facts = await detect_bounded(root)
+        except Unavailable:  # a repository that breaks or stalls detection: judge it without its declared checks
+            root_facts = ProjectFacts(root=str(root))
     globs = [*ignore, *root_facts.ignore]
     current: ContentSnapshot = (
         snapshot if snapshot is not None else await asyncio.to_thread(take_snapshot, root_key, globs, ignore_prose)
@@ -622,10 +623,13 @@ def _project_of(where: Any) -> Path | None:
 
     if not isinstance(where, str) or not where:
         return None
-    scheme = urlparse(where).scheme
-    if scheme == "file":
-        where = unquote(urlparse(where).path)
-    elif len(scheme) > 1:
+    try:
+        scheme = urlparse(where).scheme
+        if scheme == "file":
+            where = unquote(urlparse(where).path)
+    except ValueError:
+        return None
+    if scheme != "file" and len(scheme) > 1:
         return None
     path = Path(where)
     return find_root(path) if path.is_absolute() and path.exists() else None

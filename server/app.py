@@ -16,12 +16,16 @@ import asyncio
 import importlib
 import logging
 import os
+import signal
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from freshpass import __version__
+from freshpass.facts.model import ProjectFacts
+from freshpass.ledger.files import DOCUMENT_LIMIT, first_line, read_regular
 from freshpass.server.backend import Backend
 from freshpass.server.feature import Feature
 from freshpass.server.settings import Settings, parse_settings
@@ -40,6 +44,13 @@ AGENT_CLIENT_NAMES = ("opencode", "crush", "claude-code", "claude code", "codex"
 LSP_REQUEST_FAILED = -32803
 CLIENT_REFRESH_TIMEOUT = 30.0  # seconds a client may take to acknowledge a refresh request
 REGISTRATION_TIMEOUT = 5.0  # seconds a client may take to accept registrations before we stop waiting
+SIGNAL_SHUTDOWN_TIMEOUT = 15.0  # seconds a signalled server spends tearing runs down before it leaves anyway
+
+
+def trusted_from(options: Mapping[str, Any]) -> bool:
+    """Workspace trust from initializationOptions: absent means trusted (clients without workspace trust), only
+    the JSON value `true` otherwise. Anything else — "false", 0, null, "true" — fails closed."""
+    return "trusted" not in options or options["trusted"] is True
 
 
 def plain(value: Any) -> Any:
@@ -58,10 +69,21 @@ def plain(value: Any) -> Any:
 
 
 def uri_to_path(uri: str) -> Path | None:
-    """The file system path of a `file:` URI; None for every other scheme (untitled:, git:, vscode-notebook:…)."""
+    """The file system path of a `file:` URI; None for every other scheme (untitled:, git:, vscode-notebook:…).
+
+    On POSIX the percent-escapes are the path's bytes: a directory name that is not UTF-8 (`caf%E9`) maps back to
+    exactly that directory (pygls would replace the byte with U+FFFD, a path that does not exist)."""
     if not uri.startswith("file:"):
         return None
-    path = to_fs_path(uri)
+    path: str | None
+    try:
+        parts = urlsplit(uri)
+        if os.name == "posix" and parts.netloc in ("", "localhost"):
+            path = os.fsdecode(unquote_to_bytes(parts.path))
+        else:
+            path = to_fs_path(uri)
+    except ValueError:  # "file://[": not a URI anyone can open
+        return None
     return Path(os.path.abspath(path)) if path else None
 
 
@@ -74,12 +96,14 @@ class FreshpassServer(LanguageServer):
         self.trusted = True
         self.client_name = ""
         self.backend = Backend(self.log)
+        self.backend.on_late_facts = self._late_facts
         self.tracker = Tracker(self)
         self.roots: dict[Path, RootState] = {}
         self.features: list[Feature] = []
         self.watcher: Watcher | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shut_down = False
+        self._signalled = False
         self._ready: asyncio.Event | None = None
         # Server → client refresh requests in flight, by method: [sending, asked again meanwhile].
         self._client_refreshes: dict[str, list[bool]] = {}
@@ -273,9 +297,9 @@ class FreshpassServer(LanguageServer):
     @staticmethod
     def _buffer_differs_from_disk(text: str, path: Path) -> bool:
         try:
-            data = path.read_bytes()
+            data = read_regular(path, DOCUMENT_LIMIT)
         except OSError:
-            return True  # a buffer whose file does not exist (yet) is not covered by anything
+            return True  # a buffer whose file does not exist (yet), or is no regular file, is not covered by anything
         try:
             return data.decode("utf-8") != text
         except UnicodeDecodeError:
@@ -372,14 +396,29 @@ class FreshpassServer(LanguageServer):
         if root is not None and not self._shut_down:
             self.tracker.request_refresh(root, paths or set(), delay=DEBOUNCE, facts=paths is None)
 
+    def _late_facts(self, root_path: Path, facts: ProjectFacts) -> None:
+        """Facts whose detection outlasted a refresh's wait: use them now and refresh the root's status."""
+        root = self.roots.get(root_path)
+        if root is None or self._shut_down:
+            return
+        root.facts = facts
+        self.tracker.request_refresh(root, delay=0)
+
     # ---- lifecycle -----------------------------------------------------------------------------------------------
 
     async def initialize(self, params: types.InitializeParams) -> None:
         self._loop = asyncio.get_running_loop()
-        options = plain(params.initialization_options) or {}
-        if not isinstance(options, Mapping):
-            self.log(types.MessageType.Warning, "freshpass: initializationOptions must be an object; ignored")
+        self._install_signal_handlers()
+        options = plain(params.initialization_options)
+        if options is None:
             options = {}
+        if not isinstance(options, Mapping):
+            self.log(
+                types.MessageType.Warning,
+                "freshpass: initializationOptions must be an object; ignored, and the workspace is treated as "
+                "untrusted (nothing will be run)",
+            )
+            options = {"trusted": False}
         client = params.client_info.name if params.client_info else ""
         self.client_name = client
         self.is_agent = options.get("agent") is True or any(name in client.lower() for name in AGENT_CLIENT_NAMES)
@@ -388,8 +427,16 @@ class FreshpassServer(LanguageServer):
             session if isinstance(session, str) and session else f"lsp:{client or 'client'}:{uuid.uuid4().hex[:8]}"
         )
         # Editors that know about workspace trust (VS Code's Restricted Mode) say `trusted: false`: then nothing
-        # is ever executed, whatever a lens or an agent asks; status and receipts still work.
-        self.trusted = options.get("trusted") is not False
+        # is ever executed, whatever a lens or an agent asks; status and receipts still work. Only an absent
+        # `trusted` (a client without workspace trust, such as Neovim) or exactly `true` is trusted: "false", 0,
+        # null or any other value fails closed.
+        self.trusted = trusted_from(options)
+        if "trusted" in options and not isinstance(options["trusted"], bool):
+            self.log(
+                types.MessageType.Warning,
+                f"freshpass: initializationOptions.trusted = {options['trusted']!r} is not true or false; "
+                "treating the workspace as untrusted (nothing will be run)",
+            )
         self.apply_settings(
             {k: v for k, v in options.items() if k not in ("sessionId", "agent", "trusted")}, "initializationOptions"
         )
@@ -457,6 +504,33 @@ class FreshpassServer(LanguageServer):
                 folders.append(path)
         return folders
 
+    def _install_signal_handlers(self) -> None:
+        """SIGTERM, SIGHUP and SIGINT end the server the way `shutdown` + `exit` do: running verifies are cancelled
+        and their process groups torn down before the process leaves (the default action would leave them)."""
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            try:
+                loop.add_signal_handler(signum, self._on_signal, signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread (tests), or no signals
+                return
+
+    def _on_signal(self, signum: int) -> None:
+        if self._signalled:
+            return
+        self._signalled = True
+        logger.warning("freshpass: signal %d: stopping", signum)
+        task = asyncio.ensure_future(self._leave(signum))
+        self._background.add(task)
+
+    async def _leave(self, signum: int) -> None:
+        try:
+            await asyncio.wait_for(self.shutdown_all(), SIGNAL_SHUTDOWN_TIMEOUT)
+        except BaseException:
+            logger.exception("shutting down after signal %d", signum)
+        finally:
+            logging.shutdown()
+            os._exit(128 + signum)
+
     async def shutdown_all(self) -> None:
         if self._shut_down:
             return
@@ -473,8 +547,7 @@ class FreshpassServer(LanguageServer):
 
 def _first_line_on_disk(path: Path) -> str:
     try:
-        with open(path, "rb") as handle:
-            line = handle.readline(4096)
+        line = first_line(path, 4096)  # never a FIFO or a device (`Makefile -> /dev/stdin`)
     except OSError:
         return ""
     return line.decode("utf-8", errors="replace").rstrip("\r\n")

@@ -22,6 +22,7 @@ from lsprotocol import types
 logger = logging.getLogger(__name__)
 
 LogFunction = Callable[[types.MessageType, str], None]
+DETECT_WAIT = 5.0  # seconds a refresh waits for facts detection before going on without it
 
 
 def load_facts(root: Path) -> ProjectFacts:
@@ -53,6 +54,9 @@ class Backend:
         self._open_task: asyncio.Task[Ledger | None] | None = None
         self._said: set[str] = set()
         self._closed = False
+        self._detecting: dict[Path, asyncio.Future[ProjectFacts]] = {}
+        # Called (on the event loop) with facts that arrived after `facts()` stopped waiting for them.
+        self.on_late_facts: Callable[[Path, ProjectFacts], None] | None = None
 
     def say_once(self, level: types.MessageType, message: str) -> None:
         if message not in self._said:
@@ -148,13 +152,44 @@ class Backend:
 
     # ---- facts and content ---------------------------------------------------------------------------------------
 
-    async def facts(self, root: Path) -> ProjectFacts:
+    async def facts(self, root: Path) -> ProjectFacts | None:
+        """The facts of `root`, detected in a daemon thread so the server answers whatever detection does.
+
+        None when they are not known yet: a detection of this root is still running (at most one runs per root,
+        so a repository that makes detection slow never piles up threads), or this one took longer than
+        `DETECT_WAIT` — the caller goes on with what it has, and the result arrives later through `on_late_facts`.
+        A detection that fails gives empty facts and one log line."""
+        from freshpass.detection import Unavailable, in_thread, wait_bounded
+
+        running = self._detecting.get(root)
+        if running is not None and not running.done():
+            return None
+        future = in_thread(load_facts, root, name="freshpass-facts")
+        self._detecting[root] = future
+        what = f"reading the checks {root} declares"
         try:
-            return await asyncio.to_thread(load_facts, root)
-        except Exception as exc:  # detection promises problems, not exceptions; keep serving if it breaks anyway
-            logger.exception("detect_facts(%s)", root)
-            self.say_once(types.MessageType.Error, f"freshpass: cannot read the facts of {root}: {exc}")
-            return ProjectFacts(root=str(root))
+            return await wait_bounded(future, deadline=DETECT_WAIT, what=what)
+        except Unavailable as exc:
+            if future.done():  # detection promises problems, not exceptions; keep serving if it breaks anyway
+                logger.error("detect_facts(%s): %s", root, exc, exc_info=exc.__cause__)
+                self.say_once(types.MessageType.Error, f"freshpass: {exc}")
+                return ProjectFacts(root=str(root))
+            self.say_once(
+                types.MessageType.Warning, f"freshpass: {exc}; {root} is shown without them until it finishes"
+            )
+            future.add_done_callback(lambda done: self._deliver_late(root, done))
+            return None
+
+    def _deliver_late(self, root: Path, future: asyncio.Future[ProjectFacts]) -> None:
+        if self._closed or future.cancelled():
+            return
+        if future.exception() is not None:
+            self.say_once(types.MessageType.Error, f"freshpass: cannot read the checks {root} declares")
+            facts = ProjectFacts(root=str(root))
+        else:
+            facts = future.result()
+        if self.on_late_facts is not None:
+            self.on_late_facts(root, facts)
 
     async def snapshot(
         self, root: Path, ignore: list[str], ignore_prose: bool, *, quiet: bool = False

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from freshpass.ledger.files import DOCUMENT_LIMIT, read_regular
 from freshpass.server import present
 from freshpass.server.agents import run_line
 from freshpass.server.fastpath import BlobLookup, git_blob_id, tree_of
@@ -183,8 +184,8 @@ class DiagnosticsFeature(Feature):
         if current_tree is None or reference_tree is None:
             return
         try:
-            blob = git_blob_id(document.path.read_bytes())
-        except OSError:
+            blob = git_blob_id(read_regular(document.path, DOCUMENT_LIMIT))
+        except OSError:  # gone, a FIFO or a device, or too big to hash here: the refresh decides
             return
         lookup = self._lookups.get(snap.git_toplevel)
         if lookup is None:
@@ -207,7 +208,7 @@ class DiagnosticsFeature(Feature):
 
     async def on_shutdown(self) -> None:
         for lookup in self._lookups.values():
-            await lookup.close()
+            await lookup.shutdown()
 
     async def pull_diagnostics(self, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
         """Answered from memory: the refresh that computed it already ran (or will ask the client to pull again)."""

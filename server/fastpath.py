@@ -18,6 +18,7 @@ import logging
 from pathlib import Path
 
 from freshpass.ledger.content import GIT_PREFIX
+from freshpass.ledger.git import GitError, IsolatedGit, find_repository
 
 logger = logging.getLogger(__name__)
 
@@ -34,18 +35,30 @@ class BlobLookup:
     def __init__(self, toplevel: Path) -> None:
         self.toplevel = toplevel
         self._process: asyncio.subprocess.Process | None = None
+        self._isolated: IsolatedGit | None = None
         self._lock = asyncio.Lock()
         # Trees are immutable, so `<tree>:<path>` answers never go stale; bounded to keep memory flat.
         self._cache: dict[tuple[str, str], str | None] = {}
 
     async def _start(self) -> asyncio.subprocess.Process:
         if self._process is None or self._process.returncode is not None:
+            if self._isolated is None:
+                # The repository's own configuration is never read (freshpass.ledger.git): no include, no hook.
+                repository = find_repository(self.toplevel)
+                if repository is None:
+                    raise OSError(f"{self.toplevel} is no longer a git work tree")
+                isolated = IsolatedGit(repository, index=False)
+                try:
+                    await asyncio.to_thread(isolated.open)
+                except GitError as exc:
+                    raise OSError(str(exc)) from None
+                self._isolated = isolated
             self._process = await asyncio.create_subprocess_exec(
                 "git",
-                "-C",
-                str(self.toplevel),
                 "cat-file",
                 "--batch-check",
+                cwd=str(self.toplevel),
+                env=self._isolated.env(),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.DEVNULL,
@@ -87,6 +100,13 @@ class BlobLookup:
                 process.kill()
             with contextlib.suppress(Exception):
                 await process.wait()
+
+    async def shutdown(self) -> None:
+        """Stop the process and remove the private git directory (the server is going away)."""
+        await self.close()
+        isolated, self._isolated = self._isolated, None
+        if isolated is not None:
+            isolated.close()
 
 
 def tree_of(content_id: str | None) -> str | None:

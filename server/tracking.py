@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from freshpass.facts.model import ProjectFacts
 from freshpass.server.state import Refresh, RootState, touches_facts
 from lsprotocol import types
 
@@ -123,8 +124,15 @@ class Tracker:
         backend = server.backend
         touched, root.pending = frozenset(root.pending), set()
         if root.facts is None or root.pending_facts:
+            wanted_again = root.pending_facts
             root.pending_facts = False
-            root.facts = await backend.facts(root.path)
+            facts = await backend.facts(root.path)
+            if facts is not None:
+                root.facts = facts
+            else:  # detection is slow: go on without it; its result arrives through `Backend.on_late_facts`
+                root.pending_facts = wanted_again  # a change seen meanwhile is detected after the running one
+                if root.facts is None:
+                    root.facts = ProjectFacts(root=str(root.path))
         content_changed = False
         if resnapshot or root.snapshot is None:
             ignore = [*server.settings.ignore, *root.facts.ignore]

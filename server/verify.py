@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from freshpass.ledger.store import EvidenceDraft
 from freshpass.ledger.summary import parse_test_counts
-from freshpass.runner.process import ProcessResult, run_shell
+from freshpass.runner.process import DEFAULT_GRACE, ProcessResult, run_shell
 from freshpass.server.feature import Feature, Handler
 from freshpass.server.lenses import targeted_command
 from freshpass.server.state import RootState
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 LSP_REQUEST_FAILED = -32803
 PROGRESS_REPORT_INTERVAL = 0.25  # seconds between two `report`s: output can arrive thousands of times a second
+SHUTDOWN_TEARDOWN_TIMEOUT = DEFAULT_GRACE + 5.0  # TERM, the grace, KILL, and the kernel reaping
 
 
 def absolute(path: str) -> Path:
@@ -61,6 +62,7 @@ class RunningVerify:
     command: str
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     pgid: int | None = None
+    stopped: asyncio.Event = field(default_factory=asyncio.Event)  # its processes are gone (torn down or exited)
 
 
 @dataclass
@@ -138,8 +140,15 @@ class VerifyFeature(Feature):
         return {"freshpass/recordRun": self.record_run}
 
     async def on_shutdown(self) -> None:
-        for run in self.running.values():
+        """Cancel every run and wait until its processes are gone (the runner's TERM, grace, KILL), so that a
+        server leaving — `shutdown`, `exit`, SIGTERM, SIGHUP — never leaves a command running."""
+        runs = list(self.running.values())
+        for run in runs:
             run.cancel.set()
+        if runs:
+            await asyncio.wait(
+                [asyncio.ensure_future(run.stopped.wait()) for run in runs], timeout=SHUTDOWN_TEARDOWN_TIMEOUT
+            )
 
     # ---- planning ------------------------------------------------------------------------------------------------
 
@@ -205,14 +214,19 @@ class VerifyFeature(Feature):
         progress = await self._begin_progress(run)
         outcome = "interrupted"
         try:
-            result = await run_shell(
-                plan.line,
-                plan.cwd,
-                on_output=lambda stream, text: self._output(run, progress, stream, text),
-                timeout=settings.verify_timeout,
-                cancel=run.cancel,
-                on_start=lambda pgid: self._started(run, progress, pgid),
-            )
+            try:
+                result = await run_shell(
+                    plan.line,
+                    plan.cwd,
+                    on_output=lambda stream, text: self._output(run, progress, stream, text),
+                    timeout=settings.verify_timeout,
+                    cancel=run.cancel,
+                    on_start=lambda pgid: self._started(run, progress, pgid),
+                )
+            finally:
+                run.stopped.set()
+            for note in result.notes():
+                self.server.log(types.MessageType.Warning, f"freshpass: `{plan.line}`: {note}")
             outcome = (
                 "cancelled" if result.cancelled else "timed out" if result.timed_out else f"exit {result.exit_code}"
             )

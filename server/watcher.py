@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pathspec
 from freshpass.ledger.content import HEAVY_DIRS
+from freshpass.ledger.files import SMALL_FILE_LIMIT, read_regular_text
 from watchdog.events import (
     DirCreatedEvent,
     DirDeletedEvent,
@@ -73,8 +74,8 @@ def load_gitignore(root: Path) -> pathspec.PathSpec | None:
     lines: list[str] = []
     for candidate in (root / ".gitignore", root / ".git" / "info" / "exclude"):
         try:
-            lines += candidate.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
+            lines += read_regular_text(candidate, SMALL_FILE_LIMIT).splitlines()
+        except OSError:  # missing, unreadable, or not a regular file of sane size
             continue
     if not lines:
         return None

@@ -93,3 +93,18 @@ def marked_processes(marker: str) -> list[int]:
         if state not in {"Z", "X"}:
             found.append(int(entry.name))
     return found
+
+
+def live_group_members(pgid: int) -> list[int]:
+    """PIDs of live (non-zombie) processes in process group `pgid` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in {"Z", "X"}:
+            found.append(int(entry.name))
+    return found

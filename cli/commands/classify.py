@@ -64,11 +64,16 @@ def _facts_for(cwd: Path) -> tuple[Path | None, Any]:
     if root is None:
         return None, None
     package_root = find_package_root(cwd, root)
+    import asyncio
+
+    from freshpass.detection import Unavailable, detect_bounded
+    from freshpass.terminal import say
+
     try:
-        from freshpass.facts.detect import detect_facts
-    except ImportError:
+        return package_root, asyncio.run(detect_bounded(package_root))
+    except Unavailable as exc:  # classify as if the project declared nothing, and say so
+        say(f"freshpass classify: {exc}; classifying without the project's declared checks")
         return package_root, None
-    return package_root, detect_facts(package_root)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
     if not cwd.is_dir():
         raise UsageError(f"--cwd {args.cwd}: not a directory")
     output = _read_output(args.output_file)
+    from freshpass.commands.status import detach_stdin
+
+    detach_stdin()  # after --output-file - was read: detection must never read the terminal
     root, facts = _facts_for(cwd)
     result = classify(line, cwd=cwd, root=root, facts=facts, exit_code=args.exit_code, output=output)
     if args.json:
@@ -133,5 +141,7 @@ def _human(line: str, result: Any, root: Path | None, exit_code: int | None) -> 
 
 
 def _table(rows: list[tuple[str, str]]) -> str:
+    from freshpass.terminal import safe
+
     width = max(len(key) for key, _ in rows)
-    return "\n".join(f"{key:<{width}}  {value}" for key, value in rows)
+    return "\n".join(f"{key:<{width}}  {safe(value)}" for key, value in rows)

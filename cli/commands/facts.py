@@ -28,9 +28,13 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from freshpass.commands.status import detach_stdin
     from freshpass.facts.detect import detect_facts
     from freshpass.facts.model import ProjectFacts
     from freshpass.facts.roots import find_root
+    from freshpass.terminal import safe
+
+    detach_stdin()  # a manifest that is a symlink to /dev/stdin must not wait for the user's typing
 
     path = Path(args.path).expanduser()
     if not path.exists():
@@ -41,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             _print_json(data)
         else:
-            print(f"{path.resolve()}: not inside a project (no .git and no manifest within 6 levels up)")
+            print(f"{safe(path.resolve())}: not inside a project (no .git and no manifest within 6 levels up)")
         return 0
     data = detect_facts(root).to_json()
     if args.json:
@@ -58,7 +62,8 @@ def _print_json(data: dict[str, Any]) -> None:
 
 def render_human(data: dict[str, Any], *, show_all: bool = False) -> str:
     """The check a click runs for each kind first, with its equivalents under it; then the project's other checks;
-    then (with --all) what was set aside and why; then problems."""
+    then (with --all) what was set aside and why; then problems. Every line is made safe for a terminal
+    (freshpass.terminal): commands, paths and messages come from the repository."""
     lines = [f"root: {data['root']}"]
     if data["package_managers"]:
         lines.append(f"package managers: {', '.join(data['package_managers'])}")
@@ -97,7 +102,9 @@ def render_human(data: dict[str, Any], *, show_all: bool = False) -> str:
         lines.append("")
         lines.append("problems:")
         lines.extend(f"  {p['file']}: {p['message']}" for p in data["problems"])
-    return "\n".join(lines) + "\n"
+    from freshpass.terminal import safe
+
+    return "\n".join(safe(line) for line in lines) + "\n"
 
 
 def _one_line(text: str) -> str:

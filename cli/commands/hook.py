@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from freshpass.main import UsageError
 from freshpass.server import settings_defaults as defaults
+from freshpass.terminal import say
 
 if TYPE_CHECKING:
     from freshpass.server.agents import Decision, DoneRules
@@ -106,7 +107,7 @@ async def _evaluate(path: Path, session: str, rules: DoneRules, edited: Sequence
         return Decision("not_applicable", f"freshpass: {path} is not inside a project root; nothing to verify.")
     ledger = await Ledger.open()
     for warning in ledger.warnings:  # e.g. a corrupt ledger was moved aside: say so once, then go on
-        print(warning, file=sys.stderr)
+        say(warning)
     try:
         return await evaluate(ledger, root, session=session, rules=rules, fallback_paths=edited)
     finally:
@@ -114,7 +115,7 @@ async def _evaluate(path: Path, session: str, rules: DoneRules, edited: Sequence
 
 
 def _warn(adapter: str, text: str) -> None:
-    print(f"freshpass hook {adapter}: {text}", file=sys.stderr)
+    say(f"freshpass hook {adapter}: {text}")
 
 
 def _decide_or_allow(
@@ -212,7 +213,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(decision.to_json(), indent=2))
     if decision.verdict in ("nudge", "exhausted"):
-        print(decision.message, file=sys.stderr)
+        say(decision.message, multiline=True)
     return EXIT_NUDGE if decision.verdict == "nudge" else EXIT_ALLOW
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
+
+from freshpass.terminal import safe, say
 
 DEFAULT_LIMIT = 20
 
@@ -29,11 +30,12 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from freshpass.commands.status import no_project_message, resolve_roots
+    from freshpass.commands.status import detach_stdin, no_project_message, resolve_roots
 
+    detach_stdin()
     roots = resolve_roots(args.path)
     if roots is None:
-        print(f"freshpass log: {no_project_message(args.path)}", file=sys.stderr)
+        say(f"freshpass log: {no_project_message(args.path)}")
         return 1
     return asyncio.run(_log(roots[1], args.limit, json_output=bool(args.json)))
 
@@ -42,23 +44,25 @@ async def _log(root: Path, limit: int, *, json_output: bool) -> int:
     import asyncio
     import json
 
-    from freshpass.facts.detect import detect_facts
+    from freshpass.commands.status import read_facts
     from freshpass.ledger.content import ContentError, snapshot
     from freshpass.ledger.store import Ledger, LedgerError
 
-    facts = detect_facts(root)
+    facts = await read_facts(root, "log")
     try:
-        current: str | None = (await asyncio.to_thread(snapshot, root, list(facts.ignore))).content_id
+        ignore = list(facts.ignore) if facts is not None else []
+        current: str | None = (await asyncio.to_thread(snapshot, root, ignore)).content_id
     except ContentError as exc:
-        print(f"freshpass log: cannot tell which receipts are fresh: {exc}", file=sys.stderr)
+        say(f"freshpass log: cannot tell which receipts are fresh: {exc}")
         current = None
     try:
-        async with await Ledger.open() as ledger:
+        # Reading needs no write access: a read-only or full ledger is still shown.
+        async with await Ledger.open(read_only=True) as ledger:
             for warning in ledger.warnings:
-                print(warning, file=sys.stderr)
+                say(warning)
             receipts = await ledger.events(str(root), limit)
     except LedgerError as exc:
-        print(f"freshpass log: {exc}", file=sys.stderr)
+        say(f"freshpass log: {exc}")
         return 1
     entries: list[dict[str, Any]] = []
     for evidence in receipts:
@@ -69,17 +73,17 @@ async def _log(root: Path, limit: int, *, json_output: bool) -> int:
         print(json.dumps({"root": str(root), "receipts": entries}, indent=2))
         return 0
     if not entries:
-        print(f"no receipts for {root} yet — record one with: freshpass run -- <your test command>")
+        print(f"no receipts for {safe(root)} yet — record one with: freshpass run -- <your test command>")
         return 0
     from freshpass.commands.status import age
 
-    print(f"receipts for {root}, newest first:")
+    print(f"receipts for {safe(root)}, newest first:")
     for entry in entries:
         freshness = "fresh" if entry["fresh"] else "stale"
         tests = entry.get("tests")
         counted = f", {tests['passed']}/{tests['failed']}/{tests['skipped']} passed/failed/skipped" if tests else ""
         print(
             f"#{entry['id']:<6} {age(entry['finished_at']):<16} {entry['kind']:<9} {entry['status']:<6} "
-            f"{entry['scope']:<8} {freshness:<5}  {entry['command']}  (exit {entry['exit_code']}{counted})"
+            f"{entry['scope']:<8} {freshness:<5}  {safe(entry['command'])}  (exit {entry['exit_code']}{counted})"
         )
     return 0

@@ -13,6 +13,12 @@ own stdout is sent to stderr.
 Start-up cost matters here (it is added to every command): the content machinery and SQLite are loaded only when
 the line can count as evidence, the ledger is opened while the command runs, and the content after the run is
 read while the output is classified.
+
+Reading the repository never stands between the user and the command: facts detection and content snapshots run
+in daemon threads with a deadline (`freshpass.detection`), Ctrl-C and SIGTERM are heard while they run, and when
+they fail or overrun the command still runs — freshpass then records nothing and says why in one line. freshpass
+itself never reads the terminal: the command gets the original stdin, freshpass's own descriptor 0 is
+`/dev/null` (a repository's `Makefile -> /dev/stdin` reads as empty instead of eating the user's typing).
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 from freshpass.main import UsageError
 
 if TYPE_CHECKING:
+    import asyncio
+
     from freshpass.facts.classify import Classification, Match
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
@@ -78,11 +86,39 @@ def run(args: argparse.Namespace) -> int:
         os.getcwd()
     except OSError:
         raise UsageError("the current directory no longer exists; cd somewhere that does") from None
-    return asyncio.run(_run(line, json_output=bool(args.json)))
+    command_stdin = _keep_stdin_for_the_command()
+    try:
+        return asyncio.run(_run(line, json_output=bool(args.json), command_stdin=command_stdin))
+    finally:
+        if command_stdin is not None:
+            os.close(command_stdin)
+
+
+def _keep_stdin_for_the_command() -> int | None:
+    """A private copy of our stdin for the command; our own descriptor 0 becomes /dev/null, so nothing freshpass
+    reads (a manifest that is a symlink to /dev/stdin) can consume what the user types for the command."""
+    try:
+        kept = os.dup(0)
+    except OSError:
+        return None  # no stdin at all: the command inherits that
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+    except OSError:
+        pass
+    return kept
 
 
 def _say(message: str) -> None:
-    print(f"freshpass: {message}", file=sys.stderr, flush=True)
+    from freshpass.terminal import safe
+
+    try:
+        print(f"freshpass: {safe(message)}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 @dataclass
@@ -94,6 +130,7 @@ class _Plan:
     package_root: Path | None = None  # the root the cwd's facts belong to
     facts: ProjectFacts | None = None
     evidence_roots: dict[str, Path] = field(default_factory=dict)  # roots a match would be recorded for
+    unreadable: str | None = None  # why the project's facts could not be read (then nothing is recorded)
 
     @property
     def ignore(self) -> list[str]:
@@ -112,10 +149,13 @@ class _Plan:
         return find_package_root(directory, self.root)
 
 
-async def _plan_and_read(line: str, cwd: Path) -> tuple[_Plan, dict[str, ContentSnapshot]]:
-    """Work out what the run can count for, and read those roots' content before it starts."""
-    import asyncio
+async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tuple[_Plan, dict[str, ContentSnapshot]]:
+    """Work out what the run can count for, and read those roots' content before it starts.
 
+    Raises `Interrupted` when a signal arrives meanwhile. When the facts cannot be read (an exception, or longer
+    than the deadline) the plan says why (`unreadable`) and nothing will be recorded.
+    """
+    from freshpass.detection import Unavailable, detect_bounded, in_thread
     from freshpass.facts.classify import classify
     from freshpass.facts.roots import find_package_root, find_root
 
@@ -127,55 +167,75 @@ async def _plan_and_read(line: str, cwd: Path) -> tuple[_Plan, dict[str, Content
     # while the facts are detected (git works on the other core). Classified as if it will succeed, because
     # only the roots matter here.
     guessed = classify(line, cwd=str(cwd), root=plan.package_root, exit_code=0)
-    loop = asyncio.get_running_loop()
     early: dict[str, asyncio.Future[ContentSnapshot]] = {}
     if guessed.matches:
         from freshpass.ledger.content import snapshot
 
         for match in guessed.matches:
             match_root = plan.root_of(match)
-            early.setdefault(str(match_root), loop.run_in_executor(None, snapshot, match_root, []))
+            if str(match_root) not in early:
+                early[str(match_root)] = in_thread(snapshot, match_root, [], name="freshpass-content")
 
-    from freshpass.facts.detect import detect_facts
-
-    plan.facts = detect_facts(plan.package_root)
+    try:
+        plan.facts = await detect_bounded(plan.package_root, interrupt=interrupt)
+    except Unavailable as exc:
+        plan.unreadable = str(exc)
+        for future in early.values():
+            future.add_done_callback(_ignore_outcome)
+        return plan, {}
     expected = classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0)
     for match in expected.matches:
         match_root = plan.root_of(match)
         plan.evidence_roots[str(match_root)] = match_root
+    for key, future in early.items():
+        if key not in plan.evidence_roots or plan.ignore:
+            future.add_done_callback(_ignore_outcome)
     if not plan.evidence_roots:
         return plan, {}
     usable = {key: future for key, future in early.items() if key in plan.evidence_roots and not plan.ignore}
     before = await _snapshots(
-        {key: path for key, path in plan.evidence_roots.items() if key not in usable}, plan.ignore, "before the run"
+        {key: path for key, path in plan.evidence_roots.items() if key not in usable},
+        plan.ignore,
+        "before the run",
+        interrupt,
     )
     for key, future in usable.items():
-        taken = await _settle(future, plan.evidence_roots[key], "before the run")
+        taken = await _settle(future, plan.evidence_roots[key], "before the run", interrupt)
         if taken is not None:
             before[key] = taken
     return plan, before
 
 
-async def _settle(future: Any, path: Path, when: str) -> ContentSnapshot | None:
+def _ignore_outcome(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+async def _settle(
+    future: asyncio.Future[ContentSnapshot], path: Path, when: str, interrupt: asyncio.Event | None = None
+) -> ContentSnapshot | None:
+    from freshpass.detection import Unavailable, wait_bounded
     from freshpass.ledger.content import ContentError
 
     try:
-        return await future
-    except ContentError as exc:
-        _say(f"cannot read the content of {path} {when} ({exc}); this run is not recorded for it")
+        return await wait_bounded(future, deadline=None, interrupt=interrupt, what=f"reading the content of {path}")
+    except Unavailable as exc:
+        cause = exc.__cause__
+        reason = str(cause) if isinstance(cause, ContentError) else str(exc)
+        _say(f"cannot read the content of {path} {when} ({reason}); this run is not recorded for it")
         return None
 
 
-async def _snapshots(roots: dict[str, Path], ignore: list[str], when: str) -> dict[str, ContentSnapshot]:
+async def _snapshots(
+    roots: dict[str, Path], ignore: list[str], when: str, interrupt: asyncio.Event | None = None
+) -> dict[str, ContentSnapshot]:
     if not roots:
         return {}
-    import asyncio
-
+    from freshpass.detection import in_thread
     from freshpass.ledger.content import snapshot
 
-    loop = asyncio.get_running_loop()
-    reading = {key: loop.run_in_executor(None, snapshot, path, ignore) for key, path in roots.items()}
-    taken = {key: await _settle(future, roots[key], when) for key, future in reading.items()}
+    reading = {key: in_thread(snapshot, path, ignore, name="freshpass-content") for key, path in roots.items()}
+    taken = {key: await _settle(future, roots[key], when, interrupt) for key, future in reading.items()}
     return {key: value for key, value in taken.items() if value is not None}
 
 
@@ -188,16 +248,18 @@ async def _open_ledger() -> Ledger | LedgerError:
         return exc
 
 
-async def _run(line: str, *, json_output: bool) -> int:
+async def _run(line: str, *, json_output: bool, command_stdin: int | None = None) -> int:
     import asyncio
     import json
     import signal
 
-    from freshpass.runner.process import run_shell
+    from freshpass.detection import Interrupted
+    from freshpass.runner.process import binary_stream, run_shell
 
     loop = asyncio.get_running_loop()
     process_group: list[int] = []
     interrupted: list[int] = []
+    interrupt = asyncio.Event()
 
     def forward(sig: int) -> None:
         # The command runs in its own process group, so the terminal's Ctrl-C reaches only us: pass it on.
@@ -208,26 +270,29 @@ async def _run(line: str, *, json_output: bool) -> int:
                 pass
         else:
             interrupted.append(sig)
+            interrupt.set()
 
     forwarded = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     for sig in forwarded:
         loop.add_signal_handler(sig, forward, sig)
 
-    def to_stderr(_stream: str, text: str) -> None:
-        try:
-            sys.stderr.write(text)
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
+    # The command's bytes pass through unchanged; with --json its stdout goes to our stderr.
+    stdout, stderr = binary_stream(sys.stdout), binary_stream(sys.stderr)
+    echo_to = (stderr, stderr) if json_output else (stdout, stderr)
 
     ledger_opening: asyncio.Task[Ledger | LedgerError] | None = None
     try:
-        plan, before = await _plan_and_read(line, Path(os.getcwd()))
+        try:
+            plan, before = await _plan_and_read(line, Path(os.getcwd()), interrupt)
+        except Interrupted:
+            return 128 + interrupted[0]
+        if plan.unreadable:
+            _say(f"{plan.unreadable}; running the command without recording it")
         if before:
             ledger_opening = asyncio.create_task(_open_ledger())  # opens while the command runs
         if interrupted:
             return 128 + interrupted[0]
-        terminal = _Terminal.of_stdin()
+        terminal = _Terminal.of(command_stdin)
 
         def started(pgid: int) -> None:
             process_group.append(pgid)
@@ -242,9 +307,10 @@ async def _run(line: str, *, json_output: bool) -> int:
             result = await run_shell(
                 line,
                 plan.cwd,
-                echo=not json_output,
-                on_output=to_stderr if json_output else None,
-                inherit_stdin=True,
+                echo=True,
+                echo_to=echo_to,
+                stdin_fd=command_stdin,
+                inherit_stdin=command_stdin is None,
                 on_start=started,
                 timeout=None,
             )
@@ -255,6 +321,8 @@ async def _run(line: str, *, json_output: bool) -> int:
             loop.remove_signal_handler(sig)
         if result.error:
             _say(result.error)
+        for note in result.notes():
+            _say(note)
         receipts, statuses, not_recorded = await _classify_and_record(
             line, plan, result, before, ledger_opening, with_status=json_output
         )
@@ -297,9 +365,11 @@ class _Terminal:
         self.handed = False
 
     @classmethod
-    def of_stdin(cls) -> _Terminal | None:
+    def of(cls, fd: int | None) -> _Terminal | None:
+        """The terminal on `fd` (the command's stdin), when we are its foreground job."""
+        if fd is None:
+            return None
         try:
-            fd = sys.stdin.fileno()
             if not os.isatty(fd) or os.tcgetpgrp(fd) != os.getpgrp():
                 return None  # no terminal, or we are not its foreground job ourselves
         except (OSError, ValueError, AttributeError):
@@ -355,6 +425,8 @@ async def _classify_and_record(
 
     if plan.package_root is None:
         return [], [], f"{plan.cwd} is not inside a project (no git repository or manifest found above it)"
+    if plan.unreadable:
+        return [], [], f"the project's declared checks could not be read ({plan.unreadable})"
     after_reading = None
     if before:  # read the content after the run while the output is being classified
         after_reading = asyncio.create_task(_snapshots(dict(plan.evidence_roots), plan.ignore, "after the run"))
@@ -371,7 +443,7 @@ async def _classify_and_record(
     if isinstance(opened, Exception):
         return [], [], f"the ledger cannot be used: {opened}"
     for warning in opened.warnings:
-        print(warning, file=sys.stderr, flush=True)
+        _say(warning.removeprefix("freshpass: "))
     return await _record(opened, line, plan, outcome, result, before, after, output, with_status=with_status)
 
 
@@ -387,7 +459,7 @@ async def _record(
     *,
     with_status: bool,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
-    from freshpass.facts.detect import detect_facts
+    from freshpass.detection import Unavailable, detect_bounded
     from freshpass.ledger.status import root_status
     from freshpass.ledger.store import EvidenceDraft, LedgerError
     from freshpass.ledger.summary import parse_test_counts
@@ -429,7 +501,12 @@ async def _record(
             evidence = await ledger.record(draft, manifest=start.manifest)
             receipts.append(evidence.to_json())
             if with_status and end is not None and all(existing["root"] != match_root for existing in statuses):
-                facts = plan.facts if match_root == str(plan.package_root) else detect_facts(Path(match_root))
+                facts = plan.facts
+                if match_root != str(plan.package_root):
+                    try:
+                        facts = await detect_bounded(Path(match_root))
+                    except Unavailable:
+                        facts = None
                 statuses.append(await root_status(ledger, match_root, facts, end))
     except LedgerError as exc:
         return receipts, statuses, f"the ledger cannot be used: {exc}"

@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+from typing import BinaryIO
 
 from freshpass.main import UsageError
 
@@ -33,6 +34,35 @@ def _not_a_cancellation(record: logging.LogRecord) -> bool:
     return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
 
 
+def _detach_standard_streams(*, keep_stdout: bool) -> tuple[BinaryIO | None, BinaryIO | None]:
+    """Private descriptors for the protocol; descriptor 0 becomes /dev/null and (on stdio) 1 becomes stderr.
+
+    Nothing the server reads or runs can then touch the JSON-RPC stream: a repository file that is a symlink to
+    /dev/stdin reads as empty instead of consuming the client's messages, and a stray write to descriptor 1 (a
+    library's print, a child that inherits it) lands in the log instead of corrupting the protocol.
+    """
+    protocol_in: BinaryIO | None = None
+    protocol_out: BinaryIO | None = None
+    try:
+        protocol_in = os.fdopen(os.dup(0), "rb")
+        if not keep_stdout:
+            sys.stdout.flush()
+            protocol_out = os.fdopen(os.dup(1), "wb")
+    except OSError:
+        return None, None  # no usable stdio: let pygls use what there is
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+        if not keep_stdout:
+            os.dup2(2, 1)
+    except OSError:
+        pass
+    return protocol_in, protocol_out
+
+
 def run(args: argparse.Namespace) -> int:
     address = _tcp_address(args.tcp) if args.tcp else None
     # stdout is the protocol: logging goes to stderr (or a file), never to stdout.
@@ -55,9 +85,11 @@ def run(args: argparse.Namespace) -> int:
     server = create_server()
     try:
         if address is not None:
+            _detach_standard_streams(keep_stdout=True)
             server.start_tcp(*address)
         else:
-            server.start_io()
+            protocol_in, protocol_out = _detach_standard_streams(keep_stdout=False)
+            server.start_io(protocol_in, protocol_out)
     finally:
         # pygls reads stdin on a worker thread that stays blocked in read() after `exit`, and interpreter shutdown
         # would join it until the client closes the pipe. Our own resources (ledger, watcher, runs) were released

@@ -7,11 +7,15 @@ the status could not be determined).
 from __future__ import annotations
 
 import argparse
-import sys
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from freshpass.main import UsageError
+from freshpass.terminal import say
+
+if TYPE_CHECKING:
+    from freshpass.facts.model import ProjectFacts
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +36,21 @@ def resolve_roots(path_text: str) -> tuple[Path, Path] | None:
     return root, find_package_root(path.resolve(), root)
 
 
+def detach_stdin() -> None:
+    """freshpass itself never reads the terminal: descriptor 0 becomes /dev/null, so a repository file that is a
+    symlink to /dev/stdin reads as empty instead of waiting for the user's typing."""
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(null, 0)
+    except OSError:
+        pass
+    finally:
+        os.close(null)
+
+
 def no_project_message(path_text: str) -> str:
     return f"{path_text} is not inside a project (no git repository or manifest found above it)"
 
@@ -39,9 +58,10 @@ def no_project_message(path_text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    detach_stdin()
     roots = resolve_roots(args.path)
     if roots is None:
-        print(f"freshpass status: {no_project_message(args.path)}", file=sys.stderr)
+        say(f"freshpass status: {no_project_message(args.path)}")
         return 1
     return asyncio.run(_status(roots[1], json_output=bool(args.json)))
 
@@ -49,25 +69,36 @@ def run(args: argparse.Namespace) -> int:
 async def _status(root: Path, *, json_output: bool) -> int:
     import json
 
-    from freshpass.facts.detect import detect_facts
     from freshpass.ledger.content import ContentError
     from freshpass.ledger.status import root_status
     from freshpass.ledger.store import Ledger, LedgerError
 
-    facts = detect_facts(root)
+    facts = await read_facts(root, "status")
     try:
-        async with await Ledger.open() as ledger:
+        # Reading needs no write access: a read-only or full ledger is still shown.
+        async with await Ledger.open(read_only=True) as ledger:
             for warning in ledger.warnings:
-                print(warning, file=sys.stderr)
+                say(warning)
             status = await root_status(ledger, str(root), facts)
     except (LedgerError, ContentError) as exc:
-        print(f"freshpass status: {exc}", file=sys.stderr)
+        say(f"freshpass status: {exc}")
         return 1
     if json_output:
-        print(json.dumps(status, indent=2))
+        print(json.dumps(status, indent=2))  # ensure_ascii: control characters become \u escapes
     else:
         print(describe_status(status))
     return 0 if status["status"] == "passed" else 1
+
+
+async def read_facts(root: Path, command: str) -> ProjectFacts | None:
+    """The root's facts, or None (after one line on stderr) when they cannot be read in time."""
+    from freshpass.detection import Unavailable, detect_bounded
+
+    try:
+        return await detect_bounded(root)
+    except Unavailable as exc:
+        say(f"freshpass {command}: {exc}; going on without the project's declared checks")
+        return None
 
 
 def age(finished_at: str, now: float | None = None) -> str:
@@ -91,16 +122,19 @@ def _tests_text(tests: dict[str, int] | None) -> str:
 
 
 def describe_status(status: dict[str, Any], max_paths: int = 10) -> str:
-    """The human status block: status, scope, command, age, changed paths, what to run."""
+    """The human status block: status, scope, command, age, changed paths, what to run. Every text that came from
+    a repository or a command (root, command lines, reasons, file names) is made safe for a terminal."""
+    from freshpass.terminal import safe
+
     headline = status["status"]
     title = f"{headline} ({status['scope']})" if status.get("scope") else headline
-    lines = [f"{title} — {status['root']}"]
+    lines = [f"{title} — {safe(status['root'])}"]
     evidence = status.get("evidence")
     if evidence is not None:
         verdict = evidence["status"] if headline != "stale" else f"{evidence['status']}, now stale"
-        reason = f" ({evidence['reason']})" if evidence.get("reason") else ""
+        reason = f" ({safe(evidence['reason'])})" if evidence.get("reason") else ""
         lines.append(
-            f"  {evidence['kind']:<9} {evidence['command']}  → {verdict}{reason}, exit {evidence['exit_code']}, "
+            f"  {evidence['kind']:<9} {safe(evidence['command'])}  → {verdict}{reason}, exit {evidence['exit_code']}, "
             f"{age(evidence['finished_at'])} (receipt #{evidence['id']}{_tests_text(evidence.get('tests'))})"
         )
     for kind, entry in status.get("kinds", {}).items():
@@ -108,16 +142,16 @@ def describe_status(status: dict[str, Any], max_paths: int = 10) -> str:
         if evidence is not None and other["id"] == evidence["id"]:
             continue
         scope = f" ({entry['scope']})" if entry.get("scope") else ""
-        lines.append(f"  {kind:<9} {other['command']}  → {entry['status']}{scope}, {age(other['finished_at'])}")
+        lines.append(f"  {kind:<9} {safe(other['command'])}  → {entry['status']}{scope}, {age(other['finished_at'])}")
     changed = status.get("changed_paths") or []
     if changed:
-        shown = ", ".join(changed[:max_paths])
+        shown = ", ".join(safe(path) for path in changed[:max_paths])
         more = f" (+{len(changed) - max_paths} more)" if len(changed) > max_paths else ""
         lines.append(f"  changed   {shown}{more}")
     if headline != "passed":
         commands = [c["command"] for c in status.get("verify_commands", []) if c.get("kind") == "test"]
         if commands:
-            lines.append(f"  run       freshpass run -- {commands[0]}")
+            lines.append(f"  run       freshpass run -- {safe(commands[0])}")
         elif status.get("verify_commands"):
             lines.append("  no test check declared (`freshpass facts --all` shows what was found and why)")
         elif evidence is None:

@@ -10,10 +10,11 @@ with `--phase` or `--skip-start`. Its details hold each command's phase, exit co
 
 `--json` prints one object on stdout (live output goes to stderr as `[phase] line`): `{root, recipe_source, status,
 scope, reason, detail, failed_phase, declared_phases, selected_phases, ran_phases, port, duration, commands:
-[{phase, command, cwd, exit_code, duration, passed, timed_out, cancelled, output_tail}], readiness: {url, ready,
-last_status, attempts, waited} | null, evidence: <the receipt> | null, problems: [{file, message}]}`. `reason` is
-`aborted` (timeout or interrupt), `exit code N`, `cannot start`, `port in use`, `start exited`, `not ready`, or
-null.
+[{phase, command, cwd, exit_code, duration, passed, timed_out, cancelled, output_tail, notes}], readiness: {url,
+ready, last_status, attempts, waited} | null, evidence: <the receipt> | null, problems: [{file, message}]}`.
+`reason` is `aborted` (timeout or interrupt), `exit code N`, `cannot start`, `port in use`, `start exited`, `not
+ready`, or null. `notes` says what a person should know about a command's processes (one that left its process
+group and was stopped).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freshpass.main import UsageError
+from freshpass.terminal import say
 
 if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts
@@ -83,20 +85,22 @@ def _project_root(path_arg: str) -> Path:
 
 
 def _describe_recipe(recipe: dict[str, Any]) -> str:
-    lines = [f"recipe ({recipe.get('source', '?')}):"]
+    from freshpass.terminal import safe
+
+    lines = [f"recipe ({safe(recipe.get('source', '?'))}):"]
     for phase in PHASE_NAMES:
         commands = recipe["phases"].get(phase) or []
         if not commands:
             lines.append(f"  {phase}: (none)")
         for command in commands:
-            where = f"  (in {command['cwd']})" if command.get("cwd", ".") != "." else ""
-            lines.append(f"  {phase}: {command['command']}{where}")
+            where = f"  (in {safe(command['cwd'])})" if command.get("cwd", ".") != "." else ""
+            lines.append(f"  {phase}: {safe(command['command'])}{where}")
     port = recipe.get("port")
-    lines.append(f"  port: {port if port else 'unknown'}")
+    lines.append(f"  port: {safe(port) if port else 'unknown'}")
     if recipe.get("ready_url"):
-        lines.append(f"  ready_url: {recipe['ready_url']}")
+        lines.append(f"  ready_url: {safe(recipe['ready_url'])}")
     for command in recipe.get("stop") or []:
-        lines.append(f"  stop: {command['command']}")
+        lines.append(f"  stop: {safe(command['command'])}")
     return "\n".join(lines)
 
 
@@ -169,7 +173,7 @@ async def _record(
     try:
         ledger = await Ledger.open()
         for warning in ledger.warnings:
-            print(warning, file=sys.stderr)
+            say(warning)
         try:
             evidence = await ledger.record(draft, manifest=getattr(content_before, "manifest", None))
         finally:
@@ -195,7 +199,7 @@ async def _verify(
         content_before = await asyncio.to_thread(snapshot, plan.root, ignore)
     except ContentError as exc:
         content_before = None
-        print(f"freshpass verify: cannot take the content id, no receipt will be recorded: {exc}", file=sys.stderr)
+        say(f"freshpass verify: cannot take the content id, no receipt will be recorded: {exc}")
 
     reporter: VerifyReporter
     if args.json:
@@ -238,15 +242,21 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     import json
 
-    from freshpass.facts.detect import detect_facts
+    from freshpass.commands.status import detach_stdin
+    from freshpass.detection import Unavailable, detect_bounded
     from freshpass.facts.recipes import load_recipe, recipe_for, save_recipe
     from freshpass.runner.verify import VerifyPlanError, compose_preflight, plan_verify
 
+    detach_stdin()  # commands run with stdin closed; freshpass itself never reads the terminal either
     root = _project_root(args.path)
-    facts = detect_facts(root)
+    try:
+        facts = asyncio.run(detect_bounded(root))
+    except Unavailable as exc:
+        say(f"freshpass verify: {exc}")
+        return 1
     recipe, problems = recipe_for(root, facts)
     for problem in problems:
-        print(f"freshpass verify: {problem.file}: {problem.message}", file=sys.stderr)
+        say(f"freshpass verify: {problem.file}: {problem.message}")
     if recipe is None:
         raise UsageError(
             f"no recipe for {root}: no manifest says how to build, test or start it; "
@@ -259,9 +269,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             path = save_recipe(root, recipe)
         except OSError as exc:
-            print(f"freshpass verify: cannot save the recipe: {exc}", file=sys.stderr)
+            say(f"freshpass verify: cannot save the recipe: {exc}")
             return 1
-        print(f"freshpass verify: saved the recipe to {path}", file=sys.stderr)
+        say(f"freshpass verify: saved the recipe to {path}")
         recipe = load_recipe(root)[0] or recipe
     if args.detect_only:
         if args.json:
@@ -285,12 +295,12 @@ def run(args: argparse.Namespace) -> int:
 
     refusal = asyncio.run(compose_preflight(plan))
     if refusal is not None:
-        print(f"freshpass verify: refused: {refusal}", file=sys.stderr)
+        say(f"freshpass verify: refused: {refusal}")
         return 1
 
     result, interrupted, evidence, record_problem = asyncio.run(_verify(args, plan, facts, list(facts.ignore)))
     if record_problem:
-        print(f"freshpass verify: {record_problem}", file=sys.stderr)
+        say(f"freshpass verify: {record_problem}")
 
     if args.json:
         payload = result.to_json()
@@ -305,6 +315,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_summary(result: VerifyResult, evidence: Any) -> None:
+    from freshpass.terminal import safe
+
     plan = result.plan
     ran = ", ".join(result.ran_phases) or "nothing"
     if result.passed:
@@ -316,4 +328,4 @@ def _print_summary(result: VerifyResult, evidence: Any) -> None:
             line += f"\n  {result.detail.replace(chr(10), chr(10) + '    ')}"
     if evidence is not None:
         line += f"\n  receipt #{evidence.id} recorded"
-    print(line, flush=True)
+    print(safe(line, multiline=True), flush=True)

@@ -13,6 +13,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from tests.conftest import live_group_members
 from tests.e2e.conftest import PYPROJECT, Session, as_json, make_project
 
 pytestmark = pytest.mark.e2e
@@ -311,8 +312,7 @@ async def test_cancel_a_long_verify_kills_the_process_group(lsp: Session, tmp_pa
     assert cancelled["cancelled"] == 1
     result = as_json(await asyncio.wait_for(running, 30))
 
-    with pytest.raises(ProcessLookupError):
-        os.killpg(pgid, 0)
+    assert not live_group_members(pgid)  # zombies count as gone: an orphan is reaped by init, in its own time
     assert result["evidence"] is None or result["evidence"]["status"] == "failed"
     assert result["exitCode"] in (128 + signal.SIGTERM, 128 + signal.SIGKILL)
 

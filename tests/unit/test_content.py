@@ -84,3 +84,22 @@ def test_non_git_root_honours_its_gitignore(tmp_path: Path) -> None:
     (root / "out" / "main.o").write_bytes(b"\x7fELF")
     (root / "scratch.tmp").write_text("x")
     assert snapshot(root).content_id == before.content_id
+
+
+def test_non_git_root_never_opens_devices_fifos_or_what_symlinks_point_at(tmp_path: Path) -> None:
+    root = tmp_path / "archive"
+    root.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("not part of the root")
+    (root / "Makefile").symlink_to("/dev/stdin")
+    (root / "zero.dat").symlink_to("/dev/zero")
+    (root / "elsewhere").symlink_to(outside)
+    os.mkfifo(root / "pipe")  # nobody writes: opening it for reading would block forever
+    (root / ".gitignore").symlink_to("/dev/stdin")  # the ignore file is read, but never from a device
+    first = snapshot(root)
+    assert first.manifest is not None
+    assert set(first.manifest) == {"Makefile", "zero.dat", "elsewhere", ".gitignore"}  # links by their text
+    assert all(digest.startswith("link:") for digest in first.manifest.values())
+    (outside / "secret.txt").write_text("changed outside")
+    assert snapshot(root).content_id == first.content_id  # what a link points at is not the root's content

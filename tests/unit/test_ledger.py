@@ -310,3 +310,98 @@ async def test_invalid_drafts_are_refused(ledger_path: Path) -> None:
         with pytest.raises(ValueError, match="not an absolute path"):
             await ledger.record(draft(root="relative/root"))
         assert await ledger.events("/work/project") == []
+
+
+def loosen(ledger_path: Path) -> Path:
+    """Make the ledger and a -wal companion world-readable, as an older freshpass or a copy might leave them."""
+    ledger_path.chmod(0o644)
+    wal = ledger_path.with_name(ledger_path.name + "-wal")
+    wal.write_bytes(b"")
+    wal.chmod(0o644)
+    return wal
+
+
+async def test_an_existing_loose_ledger_is_tightened_to_0600(ledger_path: Path) -> None:
+    async with await Ledger.open(ledger_path) as ledger:
+        await ledger.record(draft())
+    wal = loosen(ledger_path)
+    async with await Ledger.open(ledger_path) as ledger:
+        assert len(await ledger.events("/work/project")) == 1
+    assert mode_of(ledger_path) == 0o600
+    if wal.exists():
+        assert mode_of(wal) == 0o600
+
+
+async def test_texts_that_are_not_utf8_round_trip(ledger_path: Path) -> None:
+    root = os.fsdecode(b"/work/caf\xe9")  # a directory name in Latin-1: surrogate escapes in Python
+    command = os.fsdecode(b"pytest tests/t\xff.py")
+    async with await Ledger.open(ledger_path) as ledger:
+        recorded = await ledger.record(draft(root=root, command=command, cwd=root), manifest={"a\udcff": "1"})
+        assert recorded.root == root
+        [back] = await ledger.events(root)
+        assert back.root == root and back.command == command and back.cwd == root
+        fresh, newest = await ledger.heads(root, "git:aaa")
+        assert fresh["test"].id == recorded.id and newest["test"].id == recorded.id
+        assert await ledger.events("/work/caf\u00e9") == []  # the UTF-8 spelling is another directory
+        assert await ledger.manifest("git:aaa") == {"a\udcff": "1"}
+        await ledger.record_nudge("s", root, None)
+        assert await ledger.nudges_used("s", root, None) == 1
+        await ledger.apply_retention()
+
+
+async def test_record_redacts_every_stored_text(ledger_path: Path) -> None:
+    token = "ghp_" + "x1" * 18
+    secret_draft = draft(
+        command=f"GITHUB_TOKEN={token} pytest -q",
+        canonical_command=f"pytest --token {token}",
+        reason=f"failed with {token}",
+        details={"verify": {"commands": [{"output_tail": f"Authorization: Bearer {token}"}]}},
+    )
+    # Across the head/tail cut (1,500 characters): redacted before it is cut, so no part of it survives.
+    secret_draft.set_output("a" * 1480 + f" password={token} " + "b" * 5000)
+    async with await Ledger.open(ledger_path) as ledger:
+        returned = await ledger.record(secret_draft)
+        [stored] = await ledger.events("/work/project")
+    for evidence in (returned, stored):
+        dumped = str(evidence.to_json())
+        assert token not in dumped
+        assert evidence.command == "GITHUB_TOKEN=[REDACTED:github-token] pytest -q"
+        assert " password=[REDACTED" in evidence.output_head  # the redaction was cut, not the secret
+    raw = sqlite3.connect(ledger_path).execute("SELECT * FROM events").fetchall()
+    assert token not in repr(raw)
+
+
+async def test_a_ledger_that_cannot_be_written_is_read(ledger_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with await Ledger.open(ledger_path) as ledger:
+        await ledger.record(draft())
+    from freshpass.ledger import store
+
+    def read_only_mount(self: Ledger) -> None:
+        raise store._WriteFailure(LedgerError(f"cannot create or open the ledger {self.path}: Read-only file system"))
+
+    monkeypatch.setattr(Ledger, "_prepare_file", read_only_mount)
+    with pytest.raises(LedgerError, match="Read-only file system"):
+        await Ledger.open(ledger_path)  # a writer is told
+    async with await Ledger.open(ledger_path, read_only=True) as ledger:  # a reader reads
+        assert not ledger.writable
+        assert any("read-only" in warning for warning in ledger.warnings)
+        assert len(await ledger.events("/work/project")) == 1
+        with pytest.raises(LedgerError, match="open read-only"):
+            await ledger.record(draft())
+    async with await Ledger.open(ledger_path.with_name("missing.db"), read_only=True) as ledger:
+        assert await ledger.events("/work/project") == []  # nothing there, nothing created
+    assert not ledger_path.with_name("missing.db").exists()
+
+
+async def test_a_full_disk_is_named_as_such(ledger_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ledger = Ledger(ledger_path, 1.0, Retention())
+    full = os.statvfs_result((4096, 4096, 100, 0, 0, 100, 0, 0, 0, 255))
+    monkeypatch.setattr(os, "statvfs", lambda path: full)
+    error = ledger._translate(sqlite3.OperationalError("disk I/O error"), "record evidence in")
+    assert "the disk holding it is full (0 bytes free)" in str(error)
+    assert "writable" not in str(error)
+    monkeypatch.setattr(
+        os, "statvfs", lambda path: os.statvfs_result((4096, 4096, 10**6, 10**6, 10**6, 0, 0, 0, 0, 255))
+    )
+    error = ledger._translate(sqlite3.OperationalError("disk I/O error"), "record evidence in")
+    assert "I/O error" in str(error) and "writable" not in str(error)

@@ -169,3 +169,42 @@ def test_shell_for_user_prefers_a_posix_shell() -> None:
     bash = "/bin/bash"
     if os.access(bash, os.X_OK):
         assert shell_for_user({"SHELL": bash}) == bash
+
+
+async def test_a_background_child_holding_the_pipes_does_not_hold_the_run(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    result = await run_shell(f"sleep 300 & echo $! > {pid_file}; echo done", tmp_path, grace=1)
+    assert result.exit_code == 0 and result.output.text() == "done\n"
+    assert result.duration < 10  # the run ends with the shell, not with the child's minute of holding the pipes
+    assert not _alive(int(pid_file.read_text()))
+    assert not result.output_cut and not result.escaped
+
+
+async def test_a_process_that_left_the_group_is_stopped_and_named(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    detach = f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 300' > /dev/null 2>&1 &"
+    result = await run_shell(f"{detach} while [ ! -s {pid_file} ]; do :; done", tmp_path, grace=1)
+    pid = int(pid_file.read_text())
+    assert not _alive(pid)
+    assert result.escaped == [f"{pid} (sleep)"]
+    assert "outside its process group" in result.notes()[0]
+
+
+async def test_echo_writes_the_commands_bytes_unchanged(tmp_path: Path) -> None:
+    import io
+
+    out, err = io.BytesIO(), io.BytesIO()
+    result = await run_shell("printf 'a\\377b\\342\\202'; printf '\\351' >&2", tmp_path, echo=True, echo_to=(out, err))
+    assert out.getvalue() == b"a\xffb\xe2\x82" and err.getvalue() == b"\xe9"
+    assert result.output.text().count("\ufffd") == 3  # the receipt's copy is text; the echo is not
+
+
+async def test_stdin_fd_is_given_to_the_command(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"from the caller\n")
+    os.close(write_end)
+    try:
+        result = await run_shell("cat", tmp_path, stdin_fd=read_end)
+    finally:
+        os.close(read_end)
+    assert result.output.text() == "from the caller\n"

@@ -63,3 +63,25 @@ def test_list_settings_become_tuples() -> None:
     assert result.settings.ignore == ("docs/**", "*.snap")
     assert result.settings.done_kinds == ("test", "lint")
     assert result.settings.done_scope == "targeted"
+
+
+def test_file_uris_map_to_exact_paths() -> None:
+    import os
+    from pathlib import Path
+
+    from freshpass.server.app import uri_to_path
+
+    latin1 = Path(os.fsdecode(b"/tmp/caf\xe9/a b.py"))
+    assert uri_to_path(latin1.as_uri()) == latin1
+    assert uri_to_path("file:///tmp/%E2%82%AC/x.py") == Path("/tmp/€/x.py")
+    assert uri_to_path("file://localhost/tmp/x.py") == Path("/tmp/x.py")
+    assert uri_to_path("untitled:Untitled-1") is None
+
+
+def test_trusted_fails_closed() -> None:
+    from freshpass.server.app import trusted_from
+
+    assert trusted_from({}) is True  # a client without workspace trust (Neovim)
+    assert trusted_from({"trusted": True}) is True
+    for value in (False, "false", "true", 0, 1, None, {}, []):
+        assert trusted_from({"trusted": value}) is False, value

@@ -192,3 +192,22 @@ async def test_stop_commands_run_after_the_app_whatever_happened(tmp_path: Path,
     assert result.passed is (start_flags == "")
     assert result.ran_phases == ["start"]
     assert result.detail is not None and "stop: `exit 4` failed (exit 4)" in result.detail
+
+
+@pytest.mark.parametrize(
+    ("ready_url", "port", "message"),
+    [
+        ("http://[::1", 3000, "is not a valid URL"),
+        ("http://127.0.0.1:0/", None, "port 0 cannot be polled"),
+        (5, 3000, "expected a URL or a path"),
+        ("/health", "3000", "expected a port number"),
+    ],
+)
+def test_malformed_readiness_is_a_plan_error_not_a_traceback(
+    tmp_path: Path, ready_url: object, port: object, message: str
+) -> None:
+    from freshpass.runner.verify import VerifyPlanError, plan_verify
+
+    recipe = {"phases": {"start": [{"command": "serve"}]}, "ready_url": ready_url, "port": port}
+    with pytest.raises(VerifyPlanError, match=message):
+        plan_verify(tmp_path, recipe)
