@@ -52,7 +52,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import tomli
+from freshpass.facts.files import read_head, read_regular
 from freshpass.facts.model import Problem, ProjectFacts
+from freshpass.facts.signals.base import (
+    MAX_CONFIG_BYTES,
+    MAX_YAML_BYTES,
+    MAX_YAML_NODES,
+    expands_within,
+    safe_yaml_loader,
+)
 
 PHASES: tuple[str, ...] = ("bootstrap", "build", "test", "start")
 RECIPE_FILE = ".freshpass/recipe.json"
@@ -177,8 +185,7 @@ def normalize_recipe(data: Any, *, source: str, default_cwd: str = ".") -> dict[
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    with path.open("rb") as handle:
-        return tomli.load(handle)
+    return tomli.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
 
 
 def _recipe_table(table: Any, prefix: str) -> tuple[Any, str] | None:
@@ -202,7 +209,7 @@ def _from_config(root: Path, problems: list[Problem]) -> dict[str, Any] | None:
             continue
         try:
             document = _read_toml(path)
-        except (OSError, tomli.TOMLDecodeError, UnicodeDecodeError) as exc:
+        except (OSError, tomli.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
             # The facts detector reports unreadable pyproject files itself; only the recipe file is ours.
             if name == ".freshpass.toml":
                 problems.append(Problem(name, f"cannot read the recipe: {exc}; falling back"))
@@ -226,7 +233,9 @@ def _read_json(root: Path, name: str, problems: list[Problem]) -> Any:
     if not path.is_file():
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+    except RecursionError:
+        problems.append(Problem(name, "nested too deeply to read; falling back to detection"))
     except json.JSONDecodeError as exc:
         problems.append(
             Problem(name, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); falling back")
@@ -318,9 +327,12 @@ def load_recipe(root: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
 
 def recipe_for(root: Path, facts: ProjectFacts) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The recipe for `root` and any problems met while reading recipe files."""
-    recipe, problems = load_recipe(root)
-    if recipe is None:
-        recipe = detect_recipe(root, facts)
+    try:
+        recipe, problems = load_recipe(root)
+        if recipe is None:
+            recipe = detect_recipe(root, facts)
+    except RecursionError:  # a manifest nested thousands deep (json, tomli and yaml all recurse)
+        return None, [Problem(".", "a recipe file is nested too deeply to read; no recipe")]
     return recipe, problems
 
 
@@ -355,9 +367,9 @@ class _Detected:
 
 
 def _read_text(path: Path, limit: int = 1_000_000) -> str:
+    """The start of a regular file (at most `limit` bytes); "" for anything else (a FIFO, a device, missing)."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            return handle.read(limit)
+        return read_head(path, limit).decode("utf-8", errors="replace")
     except OSError:
         return ""
 
@@ -667,10 +679,13 @@ def _detect_compose(root: Path) -> _Detected | None:
         return None
     import yaml  # only a project with a compose file pays for the import
 
+    text = _read_text(root / name, MAX_YAML_BYTES)
     try:
-        document = yaml.safe_load(_read_text(root / name))
+        document = yaml.load(text, Loader=safe_yaml_loader())
     except yaml.YAMLError:
         return None
+    if not expands_within(document, max(MAX_YAML_NODES, len(text))):
+        return None  # aliases that expand past any real compose file
     services = document.get("services") if isinstance(document, dict) else None
     if not isinstance(services, dict):
         return None

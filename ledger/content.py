@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from freshpass.ledger.files import SMALL_FILE_LIMIT, read_regular_text
+from freshpass.facts.files import SMALL_FILE_LIMIT, read_regular_text
 from freshpass.ledger.git import GitError, IsolatedGit, Repository, find_repository
 from freshpass.ledger.paths import default_ledger_path
 

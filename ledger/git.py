@@ -18,7 +18,7 @@ clean filters, which is the point. The same isolation is used whether or not the
 and the language server always agree on content ids.
 
 Every file freshpass itself reads here (`.git` pointer files, `HEAD`, refs, `config`, `info/exclude`, the index)
-must be a regular file of bounded size (`freshpass.ledger.files`); git runs with stdin closed and a timeout.
+must be a regular file of bounded size (`freshpass.facts.files`); git runs with stdin closed and a timeout.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from freshpass.ledger.files import (
+from freshpass.facts.files import (
     SMALL_FILE_LIMIT,
     FileTooLarge,
     NotRegularFile,

@@ -24,8 +24,8 @@ from typing import Any
 from urllib.parse import unquote_to_bytes, urlsplit
 
 from freshpass import __version__
+from freshpass.facts.files import DOCUMENT_LIMIT, first_line, read_regular
 from freshpass.facts.model import ProjectFacts
-from freshpass.ledger.files import DOCUMENT_LIMIT, first_line, read_regular
 from freshpass.server.backend import Backend
 from freshpass.server.feature import Feature
 from freshpass.server.settings import Settings, parse_settings

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from freshpass.ledger.files import DOCUMENT_LIMIT, read_regular
+from freshpass.facts.files import DOCUMENT_LIMIT, read_regular
 from freshpass.server import present
 from freshpass.server.agents import run_line
 from freshpass.server.fastpath import BlobLookup, git_blob_id, tree_of

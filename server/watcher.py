@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pathspec
+from freshpass.facts.files import SMALL_FILE_LIMIT, read_regular_text
 from freshpass.ledger.content import HEAVY_DIRS
-from freshpass.ledger.files import SMALL_FILE_LIMIT, read_regular_text
 from watchdog.events import (
     DirCreatedEvent,
     DirDeletedEvent,

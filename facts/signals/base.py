@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import tomli
+from freshpass.facts.files import FileTooLarge, NotRegularFile, describe_mode, read_regular
 from freshpass.facts.model import Kind, Origin, Problem
 
 # A directory with more entries than this is probed name by name rather than listed.
@@ -233,6 +234,9 @@ class Collector:
     def is_file(self, rel: str) -> bool:
         """A regular file inside the root (a symlink to one inside counts; devices, FIFOs and links out do not)."""
         found = self._stat(rel)
+        if found is not None and not stat.S_ISREG(found[0]) and not stat.S_ISDIR(found[0]):
+            # a manifest's name on a FIFO, socket or device (an archive can carry one): never opened, said once
+            self.problem(rel, f"is {describe_mode(found[0])}, not a regular file; not read")
         return found is not None and stat.S_ISREG(found[0]) and found[1]
 
     def is_dir(self, rel: str) -> bool:
@@ -265,54 +269,24 @@ class Collector:
         return text
 
     def _read(self, rel: str) -> str | None:
-        path = self.root / rel
+        path = os.path.join(self._root_text, rel)
         try:
-            info = path.stat()
+            if os.path.isdir(path):
+                return None
+            if not self._inside(path):
+                self.problem(rel, "a symlink to a file outside the repository; not read")
+                return None
+            data = read_regular(path, MAX_CONFIG_BYTES)
         except FileNotFoundError:
             if os.path.islink(path):
                 self.problem(rel, "a symlink to nothing; not read")
             return None
+        except (NotRegularFile, FileTooLarge) as exc:
+            self.problem(rel, exc.strerror or "not read")
+            return None
         except (OSError, ValueError) as exc:
             self.problem(rel, f"cannot read: {getattr(exc, 'strerror', None) or exc}")
             return None
-        if stat.S_ISDIR(info.st_mode):
-            return None
-        if not stat.S_ISREG(info.st_mode):
-            self.problem(rel, "not a regular file (a device, FIFO or socket); not read")
-            return None
-        if not self._inside(os.fspath(path)):
-            self.problem(rel, "a symlink to a file outside the repository; not read")
-            return None
-        if info.st_size > MAX_CONFIG_BYTES:
-            self.problem(rel, f"file is {info.st_size} bytes, larger than {MAX_CONFIG_BYTES}; not read")
-            return None
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-        try:
-            fd = os.open(path, flags)
-        except OSError as exc:
-            self.problem(rel, f"cannot read: {exc.strerror or exc}")
-            return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else since the stat above
-                self.problem(rel, "not a regular file; not read")
-                return None
-            chunks: list[bytes] = []
-            size = 0
-            while size <= MAX_CONFIG_BYTES:
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-            if size > MAX_CONFIG_BYTES:
-                self.problem(rel, f"file is larger than {MAX_CONFIG_BYTES} bytes; not read")
-                return None
-            data = b"".join(chunks)
-        except OSError as exc:
-            self.problem(rel, f"cannot read: {exc.strerror or exc}")
-            return None
-        finally:
-            os.close(fd)
         try:
             return data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -372,7 +346,7 @@ class Collector:
             )
             return None
         try:
-            data = yaml.load(text, Loader=_safe_loader())
+            data = yaml.load(text, Loader=safe_yaml_loader())
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -383,36 +357,41 @@ class Collector:
             self.problem(rel, "YAML nested too deeply to read")
             return None
         budget = max(MAX_YAML_NODES, len(text))  # a node takes at least a character unless aliases repeat it
-        if not _expands_within(data, budget):
+        if not expands_within(data, budget):
             self.problem(rel, f"YAML aliases expand to more than {budget} nodes; not read")
             return None
         return data
 
 
-def _safe_loader() -> Any:
+def safe_yaml_loader() -> Any:
     import yaml
 
     # The C loader is several times faster on big workflow files; fall back to the pure-Python one.
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _expands_within(data: Any, budget: int) -> bool:
-    """Does walking `data` — aliases visited as often as they are referenced — stay within `budget` nodes?
+def expands_within(data: Any, budget: int) -> bool:
+    """Does walking `data` — aliases visited as often as they are referenced — stay within `budget`?
 
     A YAML alias shares one object among many places, so loading is cheap; whoever walks the result pays for
-    every reference. A few hundred bytes of nested aliases can stand for billions of nodes."""
+    every reference. A few hundred bytes of nested aliases can stand for billions of nodes, and one long string
+    referenced 30,000 times for a gigabyte of shell to read. The cost is a unit per node plus one per 32
+    characters of text: a file without aliases costs about its length, whatever its shape."""
     stack = [data]
     seen = 0
     while stack:
         node = stack.pop()
         seen += 1
-        if seen > budget:
-            return False
-        if isinstance(node, dict):
+        if isinstance(node, str):
+            seen += len(node) // 32
+        elif isinstance(node, dict):
             stack.extend(node.values())
+            stack.extend(key for key in node if isinstance(key, str) and len(key) >= 32)
             seen += len(node)  # keys count too
         elif isinstance(node, list):
             stack.extend(node)
+        if seen > budget:
+            return False
     return True
 
 

@@ -74,7 +74,6 @@ async def test_server_keeps_its_protocol(lsp: Session, tmp_path: Path, name: str
     assert (await asyncio.wait_for(lsp.status(root), 30))["root"] == str(root)
 
 
-@pytest.mark.xfail(reason="needs facts hardening: detection opens a FIFO named Makefile and blocks", strict=False)
 def test_facts_refuses_a_fifo_manifest(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     root.mkdir()

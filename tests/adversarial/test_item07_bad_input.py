@@ -89,7 +89,6 @@ async def test_the_server_serves_a_root_with_nested_manifests(lsp: Session, tmp_
     assert (await asyncio.wait_for(lsp.status(root.resolve()), 30))["status"] == "unverified"
 
 
-@pytest.mark.xfail(reason="needs facts hardening: RecursionError in the manifest parsers", strict=False)
 def test_facts_reports_nested_manifests_as_problems(tmp_path: Path) -> None:
     root = tmp_path / "nested"
     root.mkdir()

@@ -1,4 +1,4 @@
-"""Reading files a repository controls: regular files only, bounded, never blocking (freshpass.ledger.files)."""
+"""Reading files a repository controls: regular files only, bounded, never blocking (freshpass.facts.files)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from freshpass.ledger.files import (
+from freshpass.facts.files import (
     FileTooLarge,
     NotRegularFile,
     copy_regular,

@@ -47,12 +47,13 @@ def _open_regular(path: str | os.PathLike[str], *, follow_symlinks: bool) -> tup
         raise
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        kind = _kind(info.st_mode)
+        kind = describe_mode(info.st_mode)
         raise NotRegularFile(errno.EINVAL, f"is {kind}, not a regular file; not read", os.fspath(path))
     return fd, info
 
 
-def _kind(mode: int) -> str:
+def describe_mode(mode: int) -> str:
+    """`a FIFO`, `a socket`, `a device`, `a directory`: what a path that is not a regular file is."""
     if stat.S_ISFIFO(mode):
         return "a FIFO"
     if stat.S_ISSOCK(mode):
@@ -90,6 +91,24 @@ def read_regular(path: str | os.PathLike[str], limit: int, *, follow_symlinks: b
 def read_regular_text(path: str | os.PathLike[str], limit: int = SMALL_FILE_LIMIT) -> str:
     """`read_regular` decoded as UTF-8 (undecodable bytes replaced)."""
     return read_regular(path, limit).decode("utf-8", errors="replace")
+
+
+def read_head(path: str | os.PathLike[str], limit: int) -> bytes:
+    """At most the first `limit` bytes of a regular file of any size (a `requirements.txt`, a `go.mod` read for a
+    few names)."""
+    fd, _ = _open_regular(path, follow_symlinks=True)
+    try:
+        chunks: list[bytes] = []
+        remaining = limit
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def first_line(path: str | os.PathLike[str], limit: int = 4096) -> bytes:
