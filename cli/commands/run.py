@@ -15,9 +15,9 @@ the line can count as evidence, the ledger is opened while the command runs, and
 read while the output is classified.
 
 Reading the repository never stands between the user and the command: facts detection and content snapshots run
-in daemon threads with a deadline (`freshpass.detection`), Ctrl-C and SIGTERM are heard while they run, and when
-they fail or overrun the command still runs — freshpass then records nothing and says why in one line. freshpass
-itself never reads the terminal: the command gets the original stdin, freshpass's own descriptor 0 is
+in daemon threads with a deadline (`freshpass.evidence.detection`), Ctrl-C and SIGTERM are heard while they run,
+and when they fail or overrun the command still runs — freshpass then records nothing and says why in one line.
+freshpass itself never reads the terminal: the command gets the original stdin, freshpass's own descriptor 0 is
 `/dev/null` (a repository's `Makefile -> /dev/stdin` reads as empty instead of eating the user's typing).
 """
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freshpass.main import UsageError
+from freshpass.commands import UsageError
 
 if TYPE_CHECKING:
     import asyncio
@@ -113,7 +113,7 @@ def _keep_stdin_for_the_command() -> int | None:
 
 
 def _say(message: str) -> None:
-    from freshpass.terminal import safe
+    from freshpass.runner.terminal import safe
 
     try:
         print(f"freshpass: {safe(message)}", file=sys.stderr, flush=True)
@@ -155,7 +155,7 @@ async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tupl
     Raises `Interrupted` when a signal arrives meanwhile. When the facts cannot be read (an exception, or longer
     than the deadline) the plan says why (`unreadable`) and nothing will be recorded.
     """
-    from freshpass.detection import Unavailable, detect_bounded, in_thread
+    from freshpass.evidence.detection import Unavailable, detect_bounded, in_thread
     from freshpass.facts.classify import classify
     from freshpass.facts.roots import find_package_root, find_root
 
@@ -214,7 +214,7 @@ def _ignore_outcome(future: asyncio.Future[Any]) -> None:
 async def _settle(
     future: asyncio.Future[ContentSnapshot], path: Path, when: str, interrupt: asyncio.Event | None = None
 ) -> ContentSnapshot | None:
-    from freshpass.detection import Unavailable, wait_bounded
+    from freshpass.evidence.detection import Unavailable, wait_bounded
     from freshpass.ledger.content import ContentError
 
     try:
@@ -231,7 +231,7 @@ async def _snapshots(
 ) -> dict[str, ContentSnapshot]:
     if not roots:
         return {}
-    from freshpass.detection import in_thread
+    from freshpass.evidence.detection import in_thread
     from freshpass.ledger.content import snapshot
 
     reading = {key: in_thread(snapshot, path, ignore, name="freshpass-content") for key, path in roots.items()}
@@ -253,7 +253,7 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
     import json
     import signal
 
-    from freshpass.detection import Interrupted
+    from freshpass.evidence.detection import Interrupted
     from freshpass.runner.process import binary_stream, run_shell
 
     loop = asyncio.get_running_loop()
@@ -459,8 +459,8 @@ async def _record(
     *,
     with_status: bool,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
-    from freshpass.detection import Unavailable, detect_bounded
-    from freshpass.ledger.status import root_status
+    from freshpass.evidence.detection import Unavailable, detect_bounded
+    from freshpass.evidence.status import root_status
     from freshpass.ledger.store import EvidenceDraft, LedgerError
     from freshpass.ledger.summary import parse_test_counts
 

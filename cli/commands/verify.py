@@ -26,8 +26,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freshpass.main import UsageError
-from freshpass.terminal import say
+from freshpass.commands import UsageError
+from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts
@@ -85,7 +85,7 @@ def _project_root(path_arg: str) -> Path:
 
 
 def _describe_recipe(recipe: dict[str, Any]) -> str:
-    from freshpass.terminal import safe
+    from freshpass.runner.terminal import safe
 
     lines = [f"recipe ({safe(recipe.get('source', '?'))}):"]
     for phase in PHASE_NAMES:
@@ -243,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from freshpass.commands.status import detach_stdin
-    from freshpass.detection import Unavailable, detect_bounded
+    from freshpass.evidence.detection import Unavailable, detect_bounded
     from freshpass.facts.recipes import load_recipe, recipe_for, save_recipe
     from freshpass.runner.verify import VerifyPlanError, compose_preflight, plan_verify
 
@@ -315,7 +315,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_summary(result: VerifyResult, evidence: Any) -> None:
-    from freshpass.terminal import safe
+    from freshpass.runner.terminal import safe
 
     plan = result.plan
     ran = ", ".join(result.ran_phases) or "nothing"
