@@ -42,9 +42,6 @@ if TYPE_CHECKING:
     from freshpass.ledger.store import Ledger, LedgerError
     from freshpass.runner.process import ProcessResult
 
-SESSION_ENV = "FRESHPASS_SESSION"
-ACTOR_ENV = "FRESHPASS_ACTOR"
-
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
@@ -71,11 +68,6 @@ def command_line(words: list[str]) -> str:
     if not words or not any(word.strip() for word in words):
         raise UsageError("give the command to run after --, e.g. freshpass run -- pytest -q")
     return words[0] if len(words) == 1 else shlex.join(words)
-
-
-def session_id() -> str:
-    """`$FRESHPASS_SESSION`, else this terminal: the shell that started us."""
-    return os.environ.get(SESSION_ENV, "").strip() or f"terminal:{os.getppid()}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -460,45 +452,29 @@ async def _record(
     with_status: bool,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     from freshpass.evidence.detection import Unavailable, detect_bounded
+    from freshpass.evidence.receipts import Content, Finished, actor_from_environment, receipts_for
     from freshpass.evidence.status import root_status
-    from freshpass.ledger.store import EvidenceDraft, LedgerError
-    from freshpass.ledger.summary import parse_test_counts
+    from freshpass.ledger.store import LedgerError
 
-    counts = parse_test_counts(output)
-    status = outcome.status or ("passed" if result.exit_code == 0 else "failed")
+    finished = Finished(
+        line, str(plan.cwd), result.exit_code, output, result.output.omitted, result.started_at, result.finished_at
+    )
+
+    def content_of(match: Any) -> Content | None:
+        key = str(plan.root_of(match))
+        start = before.get(key)
+        if start is None:
+            return None  # its content was unreadable before the run (already said) or the match is new
+        end = after.get(key)
+        return Content(key, start.content_id, end is None or end.content_id != start.content_id, start.manifest)
+
     receipts: list[dict[str, Any]] = []
     statuses: list[dict[str, Any]] = []
     try:
-        for match in outcome.matches:
-            match_root = str(plan.root_of(match))
-            start = before.get(match_root)
-            if start is None:
-                continue  # its content was unreadable before the run (already said) or the match is new
+        for pending in receipts_for(outcome, finished, actor_from_environment(), content_of):
+            match_root = pending.content.root
             end = after.get(match_root)
-            draft = EvidenceDraft(
-                root=match_root,
-                command=line,
-                canonical_command=match.canonical_command,
-                kind=match.kind,
-                scope=match.scope,
-                status=status,
-                content_id=start.content_id,
-                started_at=result.started_at,
-                finished_at=result.finished_at,
-                exit_code=result.exit_code,
-                reason=outcome.reason,
-                approved=match.approved,
-                cwd=str(plan.cwd),
-                session=session_id(),
-                actor=os.environ.get(ACTOR_ENV, "").strip() or "terminal",
-                stale_at_record=end is None or end.content_id != start.content_id,
-                details={"source": match.source, "args": list(match.args)},
-            )
-            draft.set_output(output, result.output.omitted)
-            if counts is not None and match.kind == "test":
-                draft.tests_passed, draft.tests_failed = counts.passed, counts.failed
-                draft.tests_skipped = counts.skipped
-            evidence = await ledger.record(draft, manifest=start.manifest)
+            evidence = await ledger.record(pending.draft, manifest=pending.content.manifest)
             receipts.append(evidence.to_json())
             if with_status and end is not None and all(existing["root"] != match_root for existing in statuses):
                 facts = plan.facts
