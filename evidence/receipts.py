@@ -59,6 +59,9 @@ class Finished:
     omitted: int = 0  # characters of output the door did not keep
     started_at: float = 0.0
     finished_at: float = 0.0
+    # What the door added to the environment the command ran in (`RunEnvironment.to_json()`, design §5): kept in
+    # every receipt of the run as `details.environment`.
+    environment: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,7 @@ def receipt(
         session=actor.session,
         actor=actor.kind,
         stale_at_record=content.changed_during_run,
-        details=details or {},
+        details={**(details or {}), **({"environment": dict(finished.environment)} if finished.environment else {})},
     )
     draft.set_output(finished.output, finished.omitted)
     if count_tests:

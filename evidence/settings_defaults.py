@@ -16,6 +16,7 @@ NUDGE_BUDGET: int = 2
 DONE_KINDS: tuple[str, ...] = ("test",)
 DONE_SCOPE: str = "full"
 VERIFY_TIMEOUT: float = 1800.0
+VERIFY_PATH: tuple[str, ...] = ()
 TERMINAL_EVIDENCE: bool = True
 
 # dotted name (without `freshpass.`) -> default
@@ -30,6 +31,7 @@ DEFAULTS: dict[str, object] = {
     "done.kinds": DONE_KINDS,
     "done.scope": DONE_SCOPE,
     "verify.timeout": VERIFY_TIMEOUT,
+    "verify.path": VERIFY_PATH,
     "terminalEvidence": TERMINAL_EVIDENCE,
 }
 # Settings only an editor reads: the server ignores them.

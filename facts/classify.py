@@ -58,7 +58,7 @@ _SCRIPT_RUNNERS = ("npm", "pnpm", "yarn", "bun", "composer", "pdm", "hatch", "ry
 NO_TESTS_RAN = "no tests ran"
 ABORTED = "aborted"
 # The shell's own exit codes: the command never ran, so the receipt should say why rather than just "failed".
-SHELL_REASONS = {126: "command not executable (exit 126)", 127: "command not found (exit 127)"}
+SHELL_REASONS = {126: "command not executable", 127: "command not found"}  # the exit code is shown beside a reason
 _MAX_NESTING = 8  # subshells and `bash -c` scripts inside each other
 
 

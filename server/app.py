@@ -95,6 +95,9 @@ class FreshpassServer(LanguageServer):
         self.is_agent = False
         self.trusted = True
         self.client_name = ""
+        # The Python interpreter the editor selected (VS Code's Python extension): its environment runs the
+        # project's commands (runner/environment.py).
+        self.python_interpreter: str | None = None
         self.backend = Backend(self.log)
         self.backend.on_late_facts = self._late_facts
         self.tracker = Tracker(self)
@@ -437,8 +440,16 @@ class FreshpassServer(LanguageServer):
                 f"freshpass: initializationOptions.trusted = {options['trusted']!r} is not true or false; "
                 "treating the workspace as untrusted (nothing will be run)",
             )
+        interpreter = options.get("pythonInterpreter")
+        self.python_interpreter = interpreter if isinstance(interpreter, str) and interpreter.strip() else None
+        if "pythonInterpreter" in options and interpreter is not None and not isinstance(interpreter, str):
+            self.log(
+                types.MessageType.Warning,
+                f"freshpass: initializationOptions.pythonInterpreter = {interpreter!r} is not a path; ignored",
+            )
         self.apply_settings(
-            {k: v for k, v in options.items() if k not in ("sessionId", "agent", "trusted")}, "initializationOptions"
+            {k: v for k, v in options.items() if k not in ("sessionId", "agent", "trusted", "pythonInterpreter")},
+            "initializationOptions",
         )
         self.watcher = Watcher(self.on_watcher_change, lambda message: self.log(types.MessageType.Warning, message))
         await self.fan_out("on_initialize", params)

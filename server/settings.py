@@ -43,6 +43,7 @@ class Settings:
     done_kinds: tuple[str, ...] = defaults.DONE_KINDS
     done_scope: str = defaults.DONE_SCOPE
     verify_timeout: float = defaults.VERIFY_TIMEOUT
+    verify_path: tuple[str, ...] = defaults.VERIFY_PATH
     terminal_evidence: bool = defaults.TERMINAL_EVIDENCE
 
     def severity_for(self, *, agent: bool) -> types.DiagnosticSeverity:
@@ -110,11 +111,21 @@ SPECS: dict[str, _Spec] = {
     "done.kinds": _Spec("done_kinds", _kinds),
     "done.scope": _Spec("done_scope", _scope),
     "verify.timeout": _Spec("verify_timeout", _positive_seconds),
+    "verify.path": _Spec("verify_path", _strings),
     "terminalEvidence": _Spec("terminal_evidence", _bool),
 }
 # Keys that belong to the editor (package.json's editor-only settings such as `server.command`, VS Code's `trace`)
 # or to initializationOptions itself: known, not settings.
-CLIENT_SIDE_KEYS = {"server", "trace.server", "trace", "sessionId", "agent", "trusted", *defaults.EDITOR_ONLY}
+CLIENT_SIDE_KEYS = {
+    "server",
+    "trace.server",
+    "trace",
+    "sessionId",
+    "agent",
+    "trusted",
+    "pythonInterpreter",
+    *defaults.EDITOR_ONLY,
+}
 
 
 @dataclass

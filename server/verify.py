@@ -22,6 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freshpass.evidence.receipts import Actor, Content, Finished, receipts_for
+from freshpass.runner.environment import (
+    FIX_IN_EDITOR,
+    RunEnvironment,
+    missing_program,
+    not_found_message,
+    run_environment,
+)
 from freshpass.runner.process import DEFAULT_GRACE, ProcessResult, run_shell
 from freshpass.server.feature import Feature, Handler
 from freshpass.server.lenses import targeted_command
@@ -157,15 +164,26 @@ class VerifyFeature(Feature):
         before = await backend.snapshot(root.path, ignore, settings.ignore_prose)
         if before is None:
             raise request_failed(f"cannot read the content of {root.path}; see the log")
+        environment = await asyncio.to_thread(
+            run_environment,
+            plan.cwd,
+            root.path,
+            os.environ,
+            interpreter=self.server.python_interpreter,
+            extra_path=settings.verify_path,
+        )
         run = RunningVerify(run_id=uuid.uuid4().hex[:12], root=root, command=plan.line)
         self.running[run.run_id] = run
         progress = await self._begin_progress(run)
         outcome = "interrupted"
+        message: str | None = None
         try:
+            self._tell_environment(run, environment)
             try:
                 result = await run_shell(
                     plan.line,
                     plan.cwd,
+                    env=environment.apply(os.environ),
                     on_output=lambda stream, text: self._output(run, progress, stream, text),
                     timeout=settings.verify_timeout,
                     cancel=run.cancel,
@@ -178,10 +196,22 @@ class VerifyFeature(Feature):
             outcome = (
                 "cancelled" if result.cancelled else "timed out" if result.timed_out else f"exit {result.exit_code}"
             )
+            not_found = None
+            if result.exit_code == 127 and not result.aborted:
+                not_found = missing_program(plan.line, result.output.text(), environment.path, plan.cwd)
+                message = not_found_message(not_found, environment, FIX_IN_EDITOR)
+                self._announce(run, message, types.MessageType.Warning)
             after = await backend.snapshot(root.path, ignore, settings.ignore_prose)
             stale = after is None or after.content_id != before.content_id
             evidence, classification = await self._record(
-                root, plan.line, plan.cwd, result, before.content_id, before.manifest, stale_at_record=stale
+                root,
+                plan.line,
+                plan.cwd,
+                result,
+                before.content_id,
+                before.manifest,
+                stale_at_record=stale,
+                environment=environment.to_json(not_found=not_found),
             )
         finally:
             self.running.pop(run.run_id, None)
@@ -195,6 +225,7 @@ class VerifyFeature(Feature):
             "exitCode": result.exit_code,
             "runId": run.run_id,
             "classification": classification.to_json(),
+            "message": message,  # what a person should read besides the receipt (why a program was not found)
         }
 
     async def _record(
@@ -208,6 +239,7 @@ class VerifyFeature(Feature):
         *,
         stale_at_record: bool,
         session: str | None = None,
+        environment: Mapping[str, Any] | None = None,
     ) -> tuple[Any, Any]:
         from freshpass.facts.classify import classify
 
@@ -228,6 +260,7 @@ class VerifyFeature(Feature):
             result.output.omitted,
             result.started_at,
             result.finished_at,
+            environment,
         )
         actor = Actor("agent" if self.server.is_agent else "editor", session or self.server.session_id)
         content = Content(str(root.path), content_id, stale_at_record, manifest)
@@ -322,6 +355,28 @@ class VerifyFeature(Feature):
             self.server.work_done_progress.report(
                 progress.token, types.WorkDoneProgressReport(message=f"started `{run.command}`", cancellable=True)
             )
+
+    def _tell_environment(self, run: RunningVerify, environment: RunEnvironment) -> None:
+        """What the run's environment adds, and the odd shapes passed over, before the command's own output."""
+        summary = environment.summary()
+        if summary:
+            self._announce(run, summary, types.MessageType.Info)
+        for note in environment.notes:
+            self._announce(run, note, types.MessageType.Warning)
+
+    def _announce(self, run: RunningVerify, text: str, level: types.MessageType) -> None:
+        """A line of freshpass's own in the run's output (stream `freshpass`) and in the log."""
+        self.server.protocol.notify(
+            "freshpass/output",
+            {
+                "root": str(run.root.path),
+                "runId": run.run_id,
+                "command": run.command,
+                "stream": "freshpass",
+                "text": f"freshpass: {text}\n",
+            },
+        )
+        self.server.log(level, f"freshpass: {text}")
 
     def _output(self, run: RunningVerify, progress: _Progress | None, stream: str, text: str) -> None:
         self.server.protocol.notify(

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
     from freshpass.ledger.store import Ledger, LedgerError
+    from freshpass.runner.environment import RunEnvironment
     from freshpass.runner.process import ProcessResult
 
 
@@ -123,6 +124,7 @@ class _Plan:
     facts: ProjectFacts | None = None
     evidence_roots: dict[str, Path] = field(default_factory=dict)  # roots a match would be recorded for
     unreadable: str | None = None  # why the project's facts could not be read (then nothing is recorded)
+    environment: dict[str, Any] | None = None  # what the run's environment added (receipts' details.environment)
 
     @property
     def ignore(self) -> list[str]:
@@ -284,6 +286,7 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
             ledger_opening = asyncio.create_task(_open_ledger())  # opens while the command runs
         if interrupted:
             return 128 + interrupted[0]
+        environment = _environment(plan)
         terminal = _Terminal.of(command_stdin)
 
         def started(pgid: int) -> None:
@@ -299,6 +302,7 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
             result = await run_shell(
                 line,
                 plan.cwd,
+                env=environment.apply(os.environ),
                 echo=True,
                 echo_to=echo_to,
                 stdin_fd=command_stdin,
@@ -315,6 +319,13 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
             _say(result.error)
         for note in result.notes():
             _say(note)
+        not_found = None
+        if result.exit_code == 127 and not result.aborted:
+            from freshpass.runner.environment import FIX_IN_TERMINAL, missing_program, not_found_message
+
+            not_found = missing_program(line, result.output.text(), environment.path, plan.cwd)
+            _say(not_found_message(not_found, environment, FIX_IN_TERMINAL))
+        plan.environment = environment.to_json(not_found=not_found)
         receipts, statuses, not_recorded = await _classify_and_record(
             line, plan, result, before, ledger_opening, with_status=json_output
         )
@@ -342,6 +353,21 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         sys.stdout.flush()
     return result.exit_code
+
+
+def _environment(plan: _Plan) -> RunEnvironment:
+    """The project's environment when this terminal is not inside it (design §5), said in one line on stderr."""
+    from freshpass.runner.environment import RunEnvironment, run_environment
+
+    if plan.root is None:
+        return RunEnvironment(base_path=os.environ.get("PATH", ""))
+    environment = run_environment(plan.cwd, plan.root, os.environ)
+    summary = environment.summary()
+    if summary:
+        _say(summary)
+    for note in environment.notes:
+        _say(note)
+    return environment
 
 
 class _Terminal:
@@ -457,7 +483,14 @@ async def _record(
     from freshpass.ledger.store import LedgerError
 
     finished = Finished(
-        line, str(plan.cwd), result.exit_code, output, result.output.omitted, result.started_at, result.finished_at
+        line,
+        str(plan.cwd),
+        result.exit_code,
+        output,
+        result.output.omitted,
+        result.started_at,
+        result.finished_at,
+        plan.environment,
     )
 
     def content_of(match: Any) -> Content | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, bare_path, make_project_venv
 
 pytestmark = [pytest.mark.neovim, pytest.mark.e2e]
 
@@ -66,7 +66,9 @@ def run_nvim(nvim: Path, tmp_path: Path):
         "PYTHONDONTWRITEBYTECODE": "1",
     }
 
-    def run(script: str, *args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        script: str, *args: str, path: str | None = None, extra_env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         command = [
             str(nvim),
             "--clean",
@@ -77,7 +79,7 @@ def run_nvim(nvim: Path, tmp_path: Path):
             str(SCRIPTS / script),
             *args,
         ]
-        script_env = env if path is None else {**env, "PATH": path}
+        script_env = {**(env if path is None else {**env, "PATH": path}), **(extra_env or {})}
         result = subprocess.run(
             command, cwd=tmp_path, env=script_env, capture_output=True, text=True, timeout=SCRIPT_TIMEOUT
         )
@@ -127,6 +129,29 @@ verify = [{ command = "pytest -q -p no:cacheprovider", kind = "test", cwd = "." 
 
 def test_edit_save_verify_and_receipts(run_nvim, project: Path) -> None:
     run_nvim("edit_verify.lua", str(project))
+
+
+def test_run_lens_uses_the_projects_virtualenv(run_nvim, tmp_path: Path) -> None:
+    """pytest only in the project's `.venv`, a Neovim whose PATH has `freshpass` but no pytest: `▶ Run` ends
+    `✓ full` (design §5, the environment of a run)."""
+    root = tmp_path / "venv-project"
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "venvdemo"\nversion = "0"\n\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n\n'
+        '[tool.freshpass]\nverify = [{ command = "pytest -q -p no:cacheprovider", kind = "test" }]\n'
+    )
+    (root / "app.py").write_text("def answer():\n    return 42\n")
+    (root / "tests" / "test_app.py").write_text(
+        "from app import answer\n\n\ndef test_answer():\n    assert answer() == 42\n"
+    )
+    (root / ".gitignore").write_text("__pycache__/\n.venv/\n")
+    _git("init", "-q", cwd=root)
+    _git("add", "-A", cwd=root)
+    _git("commit", "-q", "-m", "initial", cwd=root)
+    make_project_venv(root)
+    path = bare_path(tmp_path, Path(sys.executable).parent / "freshpass")
+    run_nvim("venv_run.lua", str(root), path=path, extra_env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
 
 
 def test_external_write_makes_the_status_unverified(run_nvim, project: Path) -> None:

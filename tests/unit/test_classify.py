@@ -448,8 +448,8 @@ STATUS = [
     ("pytest", -15, None, "failed", "aborted"),
     ("ruff check .", 1, "no tests ran", "failed", None),  # not a test run: the wording does not apply
     ("npm test", 5, None, "failed", None),  # exit 5 means "no tests" only for pytest/unittest
-    ("pytest", 127, None, "failed", "command not found (exit 127)"),  # the shell never found it
-    ("pytest", 126, None, "failed", "command not executable (exit 126)"),
+    ("pytest", 127, None, "failed", "command not found"),  # the shell never found it
+    ("pytest", 126, None, "failed", "command not executable"),
 ]  # fmt: skip
 
 

@@ -60,10 +60,20 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def code_server(tmp_path_factory: pytest.TempPathFactory, vsix: Path) -> Iterator[CodeServer]:
+    yield from _code_server(tmp_path_factory, tools_on_path=True)
+
+
+@pytest.fixture(scope="module")
+def bare_code_server(tmp_path_factory: pytest.TempPathFactory, vsix: Path) -> Iterator[CodeServer]:
+    """A code-server started as from a desktop launcher: no virtualenv and no pytest on its PATH or its shells'."""
+    yield from _code_server(tmp_path_factory, tools_on_path=False)
+
+
+def _code_server(tmp_path_factory: pytest.TempPathFactory, *, tools_on_path: bool) -> Iterator[CodeServer]:
     require(CODE_SERVER_STAMP.is_file() and CODE_SERVER.is_file(), "needs code-server: run scripts/setup-editors")
     require(FRESHPASS.is_file(), "needs the freshpass CLI in .venv: pip install -e .")
     marker = uuid.uuid4().hex
-    with running_code_server(tmp_path_factory.mktemp("code-server"), marker) as server:
+    with running_code_server(tmp_path_factory.mktemp("code-server"), marker, tools_on_path=tools_on_path) as server:
         yield server
     # Everything below code-server, the language servers, their verify runs (own process groups) and Chromium
     # carry the marker: anything still alive now was left behind.
@@ -79,6 +89,15 @@ def code_server(tmp_path_factory: pytest.TempPathFactory, vsix: Path) -> Iterato
 
 @pytest.fixture(scope="session")
 def browser(code_server: CodeServer, chromium_path: str) -> Iterator[object]:
+    yield from _browser(code_server, chromium_path)
+
+
+@pytest.fixture(scope="module")
+def bare_browser(bare_code_server: CodeServer, chromium_path: str) -> Iterator[object]:
+    yield from _browser(bare_code_server, chromium_path)
+
+
+def _browser(code_server: CodeServer, chromium_path: str) -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -101,7 +120,8 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A failing test in the real editor shows what the extension host and the freshpass server logged."""
     report = yield
-    code_server = getattr(item, "funcargs", {}).get("code_server")
+    funcargs = getattr(item, "funcargs", {})
+    code_server = funcargs.get("code_server") or funcargs.get("bare_code_server")
     if report.failed and call.when == "call" and isinstance(code_server, CodeServer):
         report.sections.append(("freshpass and extension host logs", code_server.extension_logs(lines=120)))
     return report

@@ -71,9 +71,14 @@ def wait_until(condition: Callable[[], Any], timeout: float, interval: float = 0
         time.sleep(interval)
 
 
-def neutral_environment(run_dir: Path, marker: str) -> dict[str, str]:
-    """The environment of code-server and everything below it: private HOME/XDG dirs and ledger, neutral git."""
+def neutral_environment(run_dir: Path, marker: str, *, tools_on_path: bool = True) -> dict[str, str]:
+    """The environment of code-server and everything below it: private HOME/XDG dirs and ledger, neutral git.
+
+    `tools_on_path=False` is an editor started from a desktop launcher: the system's PATH only, so neither this
+    repository's virtualenv nor the machine's pyenv shims (which have a pytest) are on it."""
     home = run_dir / "home"
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    path = f"{REPO / '.venv' / 'bin'}{os.pathsep}{path}" if tools_on_path else "/usr/local/bin:/usr/bin:/bin"
     env = {
         key: value
         for key, value in os.environ.items()
@@ -88,7 +93,7 @@ def neutral_environment(run_dir: Path, marker: str) -> dict[str, str]:
         FRESHPASS_LEDGER=str(run_dir / "state" / "freshpass" / "ledger.db"),
         FRESHPASS_TEST_MARKER=marker,
         # The fixture projects' tests run with the repository's pytest, in the terminal and in verify runs alike.
-        PATH=f"{REPO / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+        PATH=path,
         SHELL="/bin/bash",
         # The fixture projects' pytest must not load this repository's pytest plugins (asyncio, lsp).
         PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
@@ -180,15 +185,18 @@ def install_extension(env: dict[str, str], common: list[str]) -> None:
 
 
 @contextmanager
-def running_code_server(run_dir: Path, marker: str, startup_timeout: float = 60) -> Iterator[CodeServer]:
-    """Install the packaged extension into a fresh profile, start code-server in its own session, stop it all."""
+def running_code_server(
+    run_dir: Path, marker: str, startup_timeout: float = 60, *, tools_on_path: bool = True
+) -> Iterator[CodeServer]:
+    """Install the packaged extension into a fresh profile, start code-server in its own session, stop it all.
+    `tools_on_path=False`: neither code-server nor its shells have this repository's virtualenv on PATH."""
     for sub in ("home", "extensions", "user-data/User", "state"):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
-    env = neutral_environment(run_dir, marker)
+    env = neutral_environment(run_dir, marker, tools_on_path=tools_on_path)
     # VS Code builds its extension host's environment from a login shell (so /etc/profile resets PATH), and the
     # integrated terminal runs an interactive bash: like a user's, this profile puts the tools on PATH for both.
     venv_bin = REPO / ".venv" / "bin"
-    (run_dir / "home" / ".bashrc").write_text(f'export PATH="{venv_bin}:$PATH"\n')
+    (run_dir / "home" / ".bashrc").write_text(f'export PATH="{venv_bin}:$PATH"\n' if tools_on_path else "")
     (run_dir / "home" / ".bash_profile").write_text('. "$HOME/.bashrc"\n')
     (run_dir / "user-data" / "User" / "settings.json").write_text(json.dumps(user_settings(), indent=2))
     common = [

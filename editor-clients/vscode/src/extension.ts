@@ -27,8 +27,14 @@ import {
   type VerifyArguments,
   type VerifyResult,
 } from "./protocol";
-import { receiptRow } from "./receipts";
-import { findExecutable, initializationOptions, missingProgramMessage, resolveServerCommand } from "./settings";
+import { receiptRow, verifyFailureText } from "./receipts";
+import {
+  findExecutable,
+  initializationOptions,
+  interpreterForRuns,
+  missingProgramMessage,
+  resolveServerCommand,
+} from "./settings";
 import { describeStatus } from "./status";
 import { type Confidence, OutputTail, plainTerminalText, recordRunDecision } from "./terminal";
 
@@ -36,6 +42,8 @@ const SHOW_LOGS = "Show logs";
 const OPEN_SETTINGS = "Open settings";
 /** Enough of a terminal command's output for the server to read a test summary from its end. */
 const TERMINAL_OUTPUT_LIMIT = 64 * 1024;
+/** How long the Python extension may take to activate and name its interpreter before the server starts without. */
+const PYTHON_EXTENSION_TIMEOUT = 5000;
 
 let extension: FreshpassExtension | undefined;
 
@@ -48,6 +56,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 export async function deactivate(): Promise<void> {
   await extension?.stop();
   extension = undefined;
+}
+
+/** The part of the Python extension's public API this client reads (ms-python.python, `environments`). */
+interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
+    onDidChangeActiveEnvironmentPath: vscode.Event<unknown>;
+  };
 }
 
 function errorText(error: unknown): string {
@@ -67,6 +83,8 @@ class FreshpassExtension implements vscode.Disposable {
   private lastRunId: string | undefined;
   /** Serialises start, stop and restart so two restarts never race over one client. */
   private lifecycle: Promise<void> = Promise.resolve();
+  /** Restarts the server when the Python extension's selected interpreter changes (subscribed once). */
+  private pythonSelection: vscode.Disposable | undefined;
 
   constructor() {
     const terminalEvidence = new TerminalEvidence(this.log, (params) => this.recordRun(params));
@@ -113,6 +131,7 @@ class FreshpassExtension implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
+    this.pythonSelection?.dispose();
     for (const disposable of this.disposables) {
       disposable.dispose();
     }
@@ -151,6 +170,13 @@ class FreshpassExtension implements vscode.Disposable {
       this.reportStartProblem(missingProgramMessage(command));
       return;
     }
+    // In an untrusted workspace nothing runs; its own settings must not name an interpreter either.
+    const pythonInterpreter = interpreterForRuns({
+      selected: trusted ? await this.selectedPythonInterpreter(vscode.workspace.workspaceFolders?.[0]?.uri) : undefined,
+      defaultInterpreterPath: trusted
+        ? (interpreter?.workspaceFolderValue ?? interpreter?.workspaceValue ?? interpreter?.globalValue)
+        : interpreter?.globalValue,
+    });
     const serverOptions: ServerOptions = {
       command: program,
       args: command.args,
@@ -161,7 +187,11 @@ class FreshpassExtension implements vscode.Disposable {
       documentSelector: [{ scheme: "file" }],
       outputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: initializationOptions(configuration, { trusted, sessionId: this.sessionId }),
+      initializationOptions: initializationOptions(configuration, {
+        trusted,
+        sessionId: this.sessionId,
+        pythonInterpreter,
+      }),
       synchronize: { configurationSection: "freshpass" },
       middleware: {
         executeCommand: async (name, args, next) => {
@@ -196,7 +226,8 @@ class FreshpassExtension implements vscode.Disposable {
     });
     this.client = client;
     const commandLine = [program, ...command.args].join(" ");
-    this.log.appendLine(`Starting ${commandLine} (trusted workspace: ${trusted}).`);
+    const python = pythonInterpreter ? `, Python for runs: ${pythonInterpreter}` : "";
+    this.log.appendLine(`Starting ${commandLine} (trusted workspace: ${trusted}${python}).`);
     try {
       await client.start();
     } catch (error) {
@@ -204,6 +235,36 @@ class FreshpassExtension implements vscode.Disposable {
       return;
     }
     await this.refreshStatuses();
+  }
+
+  /**
+   * The interpreter the Python extension (ms-python.python) selected for `folder`, through its public API, when it
+   * is installed; a change of selection restarts the server so that runs use the new environment.
+   */
+  private async selectedPythonInterpreter(folder: vscode.Uri | undefined): Promise<string | undefined> {
+    const python = vscode.extensions.getExtension<PythonExtensionApi>("ms-python.python");
+    if (!python) {
+      return undefined;
+    }
+    try {
+      const api = python.isActive
+        ? python.exports
+        : await Promise.race([
+            python.activate(),
+            new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), PYTHON_EXTENSION_TIMEOUT)),
+          ]);
+      const environments = api?.environments;
+      if (environments && !this.pythonSelection) {
+        this.pythonSelection = environments.onDidChangeActiveEnvironmentPath(() => {
+          this.log.appendLine("The Python extension selected another interpreter: restarting the server.");
+          void this.restart();
+        });
+      }
+      return environments?.getActiveEnvironmentPath(folder)?.path;
+    } catch (error) {
+      this.log.appendLine(`The Python extension did not name its interpreter: ${errorText(error)}`);
+      return undefined;
+    }
   }
 
   private async stopClient(): Promise<void> {
@@ -306,11 +367,9 @@ class FreshpassExtension implements vscode.Disposable {
       vscode.window.setStatusBarMessage(`freshpass: ${command} passed`, 5000);
       return;
     }
-    const reason = evidence.reason ? `: ${evidence.reason}` : "";
-    const exit = typeof evidence.exit_code === "number" ? ` (exit ${evidence.exit_code})` : "";
     const showOutput = "Show output";
     void vscode.window
-      .showWarningMessage(`freshpass: ${command} ${evidence.status ?? "failed"}${exit}${reason}`, showOutput)
+      .showWarningMessage(verifyFailureText(evidence, result?.message), showOutput)
       .then((choice) => {
         if (choice === showOutput) {
           this.verifyOutput.show(true);

@@ -76,6 +76,9 @@ export interface VerifyArguments {
 export interface VerifyResult {
   evidence?: Evidence | null;
   status?: RootStatus | null;
+  exitCode?: number | null;
+  /** What a person should read besides the receipt, e.g. which program was not found and what fixes it. */
+  message?: string | null;
 }
 
 export interface ReceiptsResult {
@@ -87,7 +90,8 @@ export interface OutputParams {
   root: string;
   runId: string | number;
   command: string;
-  stream: "stdout" | "stderr";
+  /** `freshpass`: freshpass's own lines about the run (what it put first on PATH, why a program was not found). */
+  stream: "stdout" | "stderr" | "freshpass";
   text: string;
 }
 

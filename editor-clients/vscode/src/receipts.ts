@@ -45,3 +45,19 @@ export function formatDuration(seconds: number): string {
   const whole = Math.round(seconds);
   return `${Math.floor(whole / 60)} min ${whole % 60} s`;
 }
+
+/**
+ * The warning after a verify that did not pass, with the exit code said once: `freshpass: pytest -q failed (exit
+ * 127): <why>`. `message` is the server's explanation (which program was not found, what fixes it); else the
+ * receipt's reason (older receipts carried the code in it too: `command not found (exit 127)`).
+ */
+export function verifyFailureText(evidence: Evidence, message?: string | null): string {
+  const command = evidence.command ?? evidence.canonical_command ?? "verify";
+  const code = evidence.exit_code;
+  const exit = typeof code === "number" ? ` (exit ${code})` : "";
+  let why = message || evidence.reason || "";
+  if (typeof code === "number") {
+    why = why.replace(new RegExp(` \\(exit ${code}\\)$`), "");
+  }
+  return `freshpass: ${command} ${evidence.status ?? "failed"}${exit}${why ? `: ${why}` : ""}`;
+}

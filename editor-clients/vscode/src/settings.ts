@@ -12,12 +12,35 @@ import * as path from "node:path";
  */
 export function initializationOptions(
   settings: unknown,
-  client: { trusted: boolean; sessionId: string },
+  client: { trusted: boolean; sessionId: string; pythonInterpreter?: string },
 ): Record<string, unknown> {
   // A JSON round trip drops the accessor functions of a WorkspaceConfiguration and copies the plain values.
   const plain: unknown = settings === undefined ? {} : JSON.parse(JSON.stringify(settings));
   const base = plain !== null && typeof plain === "object" && !Array.isArray(plain) ? plain : {};
-  return { ...(base as Record<string, unknown>), trusted: client.trusted, sessionId: client.sessionId };
+  const options: Record<string, unknown> = {
+    ...(base as Record<string, unknown>),
+    trusted: client.trusted,
+    sessionId: client.sessionId,
+  };
+  if (client.pythonInterpreter) {
+    options.pythonInterpreter = client.pythonInterpreter;
+  }
+  return options;
+}
+
+/**
+ * The Python interpreter whose environment runs the project's commands (the server puts its virtualenv first on
+ * PATH, design §5): the one the Python extension selected for the folder, else `python.defaultInterpreterPath`.
+ * A bare `python` (the Python extension's default) names no environment.
+ */
+export function interpreterForRuns(inputs: { selected?: string; defaultInterpreterPath?: string }): string | undefined {
+  for (const candidate of [inputs.selected, inputs.defaultInterpreterPath]) {
+    const trimmed = candidate?.trim();
+    if (trimmed && trimmed.includes("/")) {
+      return trimmed;
+    }
+  }
+  return undefined;
 }
 
 export interface ServerCommandInputs {

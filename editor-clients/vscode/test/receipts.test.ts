@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { formatDuration, receiptRow } from "../src/receipts";
+import { formatDuration, receiptRow, verifyFailureText } from "../src/receipts";
 
 const NOW = new Date("2026-01-02T12:00:00Z");
 
@@ -45,5 +45,32 @@ describe("formatDuration", () => {
     assert.equal(formatDuration(0.85), "850 ms");
     assert.equal(formatDuration(4.2), "4.2 s");
     assert.equal(formatDuration(185), "3 min 5 s");
+  });
+});
+
+describe("verifyFailureText", () => {
+  const notFound = { command: "pytest -q", status: "failed", exit_code: 127, reason: "command not found" };
+
+  it("says the exit code once, with the receipt's reason", () => {
+    assert.equal(verifyFailureText(notFound), "freshpass: pytest -q failed (exit 127): command not found");
+    assert.equal(
+      verifyFailureText({ ...notFound, reason: "command not found (exit 127)" }),
+      "freshpass: pytest -q failed (exit 127): command not found",
+    );
+  });
+
+  it("prefers the server's explanation", () => {
+    assert.equal(
+      verifyFailureText(notFound, "`pytest` was not found: freshpass looked on PATH (/usr/bin)."),
+      "freshpass: pytest -q failed (exit 127): `pytest` was not found: freshpass looked on PATH (/usr/bin).",
+    );
+  });
+
+  it("a failure without reason or exit code", () => {
+    assert.equal(verifyFailureText({ command: "make test", status: "failed" }), "freshpass: make test failed");
+    assert.equal(
+      verifyFailureText({ canonical_command: "pytest", status: "failed", exit_code: 1 }),
+      "freshpass: pytest failed (exit 1)",
+    );
   });
 });

@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import {
   findExecutable,
   initializationOptions,
+  interpreterForRuns,
   isExecutableFile,
   missingProgramMessage,
   resolveServerCommand,
@@ -51,6 +52,27 @@ describe("initializationOptions", () => {
       trusted: true,
       sessionId: "s",
     });
+  });
+});
+
+describe("interpreterForRuns", () => {
+  it("prefers the Python extension's selection, then python.defaultInterpreterPath", () => {
+    assert.equal(
+      interpreterForRuns({ selected: "/p/.venv/bin/python", defaultInterpreterPath: "/usr/bin/python3" }),
+      "/p/.venv/bin/python",
+    );
+    assert.equal(interpreterForRuns({ defaultInterpreterPath: " /envs/app/bin/python " }), "/envs/app/bin/python");
+  });
+
+  it("a bare `python` or nothing names no environment", () => {
+    assert.equal(interpreterForRuns({ selected: "python", defaultInterpreterPath: "python" }), undefined);
+    assert.equal(interpreterForRuns({}), undefined);
+  });
+
+  it("is sent as the top-level pythonInterpreter initialization option, only when there is one", () => {
+    const sent = initializationOptions({}, { trusted: true, sessionId: "s", pythonInterpreter: "/e/bin/python" });
+    assert.deepEqual(sent, { trusted: true, sessionId: "s", pythonInterpreter: "/e/bin/python" });
+    assert.equal("pythonInterpreter" in initializationOptions({}, { trusted: true, sessionId: "s" }), false);
   });
 });
 

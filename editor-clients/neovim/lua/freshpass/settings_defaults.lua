@@ -26,6 +26,7 @@ return function()
     },
     verify = {
       timeout = 1800,
+      path = {},
     },
   }
 end
