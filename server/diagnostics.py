@@ -74,8 +74,9 @@ class DiagnosticsFeature(Feature):
             root.status,
             command=to_run,
             changed_count=len(stale),
-            latest_change=root.latest_change,
-            change_number=root.change_count,
+            # People read the same text until something they read changes (one publish per save); agents that
+            # drop repeated texts need each edit to differ (design §7.1).
+            change_number=root.change_count if self.server.is_agent else 0,
             unsaved=document.unsaved,
             disk_stale=disk_stale,
         )
@@ -84,7 +85,7 @@ class DiagnosticsFeature(Feature):
             message=message,
             severity=self.server.settings.severity_for(agent=self.server.is_agent),
             source=SOURCE,
-            code="stale" if disk_stale else "unsaved",
+            code=("failed" if root.state == "failed" else "stale") if disk_stale else "unsaved",
             data={"root": str(root.path), "command": command.command if command else None},
         )
 

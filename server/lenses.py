@@ -141,4 +141,6 @@ class LensFeature(Feature):
             command=command.command if command else None,
             unsaved=document.unsaved,
             changed_paths=sorted(document.root.stale_paths()),
+            latest_change=document.root.latest_change,
+            change_number=document.root.change_count,
         )

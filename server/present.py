@@ -1,8 +1,10 @@
 """Words the server shows: lens titles, diagnostic messages and the "why stale" hover.
 
 Pure functions of the status JSON (design §4.5) and the time, so they are tested without a server. Every text names
-the exact command to run; diagnostic messages also carry the number of changed files and the time of the latest
-change, so an agent that drops repeated diagnostics by text still sees each new edit.
+the exact command to run. A diagnostic's text holds nothing that moves with the clock (no time, no age, no counter
+for people), so a save that changes nothing a person reads publishes nothing; the time of the latest change and the
+receipt's age are in the hover. Agents' diagnostics carry a change number (design §7.1): an agent that drops
+repeated diagnostics by text still sees each new edit.
 """
 
 from __future__ import annotations
@@ -79,12 +81,6 @@ def evidence_result(evidence: Mapping[str, Any]) -> str:
     return f"{result} ({', '.join(details)})"
 
 
-def since_phrase(evidence: Mapping[str, Any], now: float | None = None) -> str:
-    """since `uv run pytest` passed (full) 3 min ago"""
-    when = age(parse_time(evidence.get("finished_at")), now)
-    return f"`{evidence_command(evidence)}` {evidence_result(evidence)} {when}"
-
-
 def lens_title(status: Mapping[str, Any], now: float | None = None, *, changed_count: int | None = None) -> str:
     """The status lens at the top of a file. `changed_count` overrides the status' own count (with no receipt, the
     server counts what changed since it started)."""
@@ -117,33 +113,36 @@ def stale_message(
     *,
     command: str | None,
     changed_count: int,
-    latest_change: float | None,
     unsaved: bool = False,
     disk_stale: bool = True,
-    now: float | None = None,
     change_number: int = 0,
 ) -> str:
-    """The one consolidated diagnostic of a file: what is stale, since which evidence, what to run.
+    """The one consolidated diagnostic of a file: what is stale, since which evidence, what to run. With a fresh
+    failing receipt, the file is one the last run did not clear: it says that the last run failed.
 
-    `change_number` counts the content changes the server has seen in this root: with the time of the latest
-    change it makes every new edit's message different, even two edits within one second.
+    `change_number` (agents only) counts the content changes the server has seen in this root, which makes every
+    new edit's message different.
     """
     evidence = evidence_of(status)
     run = f"Run `{command}` to get fresh evidence." if command else "No verify command is declared for this root."
-    latest = f", latest at {clock(latest_change)}" if latest_change is not None else ""
-    if change_number:
-        latest += f", change #{change_number}"
+    counted = f", change #{change_number}" if change_number else ""
     parts: list[str] = []
     if disk_stale:
         if evidence is None:
             parts.append(
                 f"`{path}` is not covered by any receipt: nothing has been verified in this root yet "
-                f"({plural(changed_count, 'file')} changed{latest})."
+                f"({plural(changed_count, 'file')} changed{counted})."
+            )
+        elif status.get("status") == "failed":
+            number = f" (change #{change_number})" if change_number else ""
+            parts.append(
+                f"`{path}` is not covered by a passing run: the last run, `{evidence_command(evidence)}`, "
+                f"{evidence_result(evidence)}{number}."
             )
         else:
             parts.append(
-                f"`{path}` changed since {since_phrase(evidence, now)} "
-                f"({plural(changed_count, 'file')} changed since{latest})."
+                f"`{path}` changed since `{evidence_command(evidence)}` {evidence_result(evidence)} "
+                f"({plural(changed_count, 'file')} changed since{counted})."
             )
     if unsaved:
         parts.append("Unsaved changes in this buffer are not covered by any receipt: save them first.")
@@ -160,8 +159,11 @@ def hover_markdown(
     now: float | None = None,
     max_paths: int = 50,
     changed_paths: Sequence[str] | None = None,
+    latest_change: float | None = None,
+    change_number: int = 0,
 ) -> str:
-    """Why this file is (or is not) covered: the receipt compared against and exactly what changed since."""
+    """Why this file is (or is not) covered: the receipt compared against and exactly what changed since, and when
+    the latest change was seen (`change_number`: content changes seen since the server started)."""
     state = status.get("status", "unverified")
     evidence = evidence_of(status)
     changed: Sequence[str] = status.get("changed_paths") or () if changed_paths is None else changed_paths
@@ -192,6 +194,10 @@ def hover_markdown(
         lines.append("")
     elif state in ("passed", "failed"):
         lines.append("The receipt ran against exactly the content this root has now.")
+        lines.append("")
+    if latest_change is not None:
+        counted = f" · change #{change_number} since freshpass started watching" if change_number else ""
+        lines.append(f"Latest change: {clock(latest_change)} ({age(latest_change, now)}){counted}")
         lines.append("")
     if path is not None and unsaved:
         lines.append(f"Unsaved changes in `{path}` are not covered: save them, then verify.")

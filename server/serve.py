@@ -35,6 +35,15 @@ def _not_a_cancellation(record: logging.LogRecord) -> bool:
     return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
 
 
+# pygls warns when a client cancels a request that already finished; VS Code does that all the time (a hover or lens
+# request the user moved away from), so the editor's output channel filled with it. Nothing anyone can act on.
+PYGLS_CANCEL_NOISE = 'Cancel notification for unknown message id "%s"'
+
+
+def _not_cancel_noise(record: logging.LogRecord) -> bool:
+    return record.msg != PYGLS_CANCEL_NOISE
+
+
 def _detach_standard_streams(*, keep_stdout: bool) -> tuple[BinaryIO | None, BinaryIO | None]:
     """Private descriptors for the protocol; descriptor 0 becomes /dev/null and (on stdio) 1 becomes stderr.
 
@@ -80,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("asyncio").addFilter(_not_a_cancellation)
     # pygls logs every message body at INFO; that is noise at best and a cost per message at worst.
     logging.getLogger("pygls").setLevel(logging.WARNING if not os.environ.get("FRESHPASS_LSP_TRACE") else logging.DEBUG)
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_not_cancel_noise)  # that one message only
 
     from freshpass.server.app import create_server
 

@@ -73,6 +73,8 @@ class RootState:
     # What a fast answer decided is stale, until the authoritative refresh replaces it: lenses and hovers must say
     # the same as the diagnostic that was just published.
     early_stale: set[str] | None = None
+    # Files that were stale when a run failed and that no pass has covered since: a failing run does not clear them.
+    failed_paths: set[str] = field(default_factory=set)
     snapshot_failures: int = 0  # consecutive failed snapshots (retried before anyone hears about it)
     disk_stat: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last look
     # refresh scheduling (server/tracking.py)
@@ -104,13 +106,15 @@ class RootState:
         return str(self.status.get("status") or "unverified")
 
     def stale_paths(self) -> set[str]:
-        """Files whose current content no receipt covers."""
+        """Files whose current content no passing receipt covers."""
         if self.early_stale is not None:
             return set(self.early_stale)
         if self.state == "stale":
-            return set(self.status.get("changed_paths") or ())
+            return set(self.status.get("changed_paths") or ()) | self.failed_paths
         if self.state == "unverified" and not self.has_evidence:
             return set(self.session_changed)
+        if self.state == "failed":
+            return set(self.failed_paths)
         return set()
 
     def verify_commands(self) -> list[VerifyCommand]:
@@ -124,6 +128,12 @@ class RootState:
     def set_status(self, status: dict[str, Any]) -> bool:
         key = json.dumps(status, sort_keys=True, default=str)
         changed = key != self.status_key
+        if changed:
+            # A fresh failure covers what was stale with a failing run: those files stay uncovered until a pass.
+            state = status.get("status")
+            self.failed_paths = (
+                set() if state == "passed" else self.stale_paths() if state == "failed" else self.failed_paths
+            )
         self.status, self.status_key = status, key
         return changed
 

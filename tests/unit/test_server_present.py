@@ -64,38 +64,53 @@ def test_lens_titles_for_each_status() -> None:
     )
 
 
-def test_stale_message_names_the_receipt_the_count_the_time_and_the_command() -> None:
-    latest = NOW - 10
+def test_stale_message_names_the_receipt_the_count_and_the_command_and_nothing_that_moves() -> None:
     message = present.stale_message(
-        "src/a.py",
-        status("stale", changed=["src/a.py", "src/b.py"]),
-        command="uv run pytest",
-        changed_count=2,
-        latest_change=latest,
-        now=NOW,
+        "src/a.py", status("stale", changed=["src/a.py", "src/b.py"]), command="uv run pytest", changed_count=2
     )
-    assert message.startswith("`src/a.py` changed since `uv run pytest` passed (full) 3 min ago")
-    assert f"(2 files changed since, latest at {present.clock(latest)})" in message
-    assert message.endswith("Run `uv run pytest` to get fresh evidence.")
+    assert message == (
+        "`src/a.py` changed since `uv run pytest` passed (full) (2 files changed since). "
+        "Run `uv run pytest` to get fresh evidence."
+    )
 
 
-def test_stale_message_changes_with_each_new_edit() -> None:
+def test_stale_message_is_the_same_until_something_a_person_reads_changes() -> None:
+    """One publish per save: no clock time, age or counter in a person's diagnostic (they are in the hover)."""
+    stale = status("stale", changed=["a.py"])
+    later = status("stale", changed=["a.py"], finished_at="2026-11-29T09:00:00.000Z")
+    same = {present.stale_message("a.py", case, command="make test", changed_count=1) for case in (stale, later)}
+    assert len(same) == 1
+    assert present.stale_message("a.py", stale, command="make test", changed_count=2) not in same
+
+
+def test_an_agents_stale_message_changes_with_each_new_edit() -> None:
     stale = status("stale", changed=["a.py"])
 
-    def message(count: int, latest: float, number: int) -> str:
-        return present.stale_message(
-            "a.py", stale, command="make test", changed_count=count, latest_change=latest, change_number=number
-        )
+    def message(count: int, number: int) -> str:
+        return present.stale_message("a.py", stale, command="make test", changed_count=count, change_number=number)
 
     # a later edit; another file; a second edit within the same second
-    variants = {message(1, NOW - 60, 1), message(1, NOW - 5, 2), message(2, NOW - 5, 3), message(2, NOW - 5, 4)}
+    variants = {message(1, 1), message(1, 2), message(2, 3), message(2, 4)}
     assert len(variants) == 4
+    assert "(1 file changed since, change #2)" in message(1, 2)
+
+
+def test_a_failed_run_keeps_the_files_it_did_not_clear() -> None:
+    failed = status("failed", status="failed", exit_code=1, reason=None)
+    message = present.stale_message("a.py", failed, command="uv run pytest", changed_count=1)
+    assert message == (
+        "`a.py` is not covered by a passing run: the last run, `uv run pytest`, failed (full, exit 1). "
+        "Run `uv run pytest` to get fresh evidence."
+    )
+    not_found = status("failed", status="failed", exit_code=127, reason="command not found")
+    assert "failed (full, exit 127: command not found)." in present.stale_message(
+        "a.py", not_found, command="pytest", changed_count=1
+    )
+    assert "(change #3)." in present.stale_message("a.py", failed, command="t", changed_count=1, change_number=3)
 
 
 def test_stale_message_without_receipt_and_with_unsaved_changes() -> None:
-    message = present.stale_message(
-        "a.py", status("unverified"), command=None, changed_count=1, latest_change=None, unsaved=True
-    )
+    message = present.stale_message("a.py", status("unverified"), command=None, changed_count=1, unsaved=True)
     assert "not covered by any receipt: nothing has been verified in this root yet (1 file changed)" in message
     assert "Unsaved changes in this buffer are not covered" in message
     assert "No verify command is declared" in message
@@ -104,7 +119,6 @@ def test_stale_message_without_receipt_and_with_unsaved_changes() -> None:
         status("passed"),
         command="make test",
         changed_count=0,
-        latest_change=None,
         unsaved=True,
         disk_stale=False,
     )
@@ -122,6 +136,15 @@ def test_hover_shows_the_receipt_and_exactly_what_changed() -> None:
     assert "3 passed, 0 failed, 1 skipped" in text
     assert "**Changed since** (2 files):\n- `src/a.py`\n- `src/b.py`" in text
     assert text.rstrip().endswith("Run: `uv run pytest`")
+
+
+def test_hover_says_when_the_latest_change_was_seen() -> None:
+    latest = NOW - 10
+    text = present.hover_markdown(
+        "a.py", status("stale", changed=["a.py"]), command="t", now=NOW, latest_change=latest, change_number=3
+    )
+    assert f"Latest change: {present.clock(latest)} (10 s ago) · change #3 since freshpass started watching" in text
+    assert "Latest change" not in present.hover_markdown("a.py", status("passed"), command="t", now=NOW)
 
 
 def test_hover_caps_long_change_lists() -> None:

@@ -80,6 +80,16 @@ message, level = util.verify_summary(
 )
 eq(message, 'freshpass ✗ failed — pytest -q failed (exit 1, 2 passed, 1 failed)', 'failed verify summary')
 eq(level, vim.log.levels.WARN, 'a failure is a warning')
+message = util.verify_summary(
+  { command = 'pytest -q', status = 'failed', exit_code = 127, reason = 'command not found' },
+  { status = 'failed', scope = 'full' },
+  '`pytest` was not found: freshpass looked on PATH (/usr/bin).'
+)
+eq(
+  message,
+  'freshpass ✗ failed — pytest -q failed (exit 127): `pytest` was not found: freshpass looked on PATH (/usr/bin).',
+  'a failure the server explains: the exit code once, the explanation instead of the reason'
+)
 
 -- Output: chunks split anywhere join into whole lines; runs get one header; colours are stripped.
 output.append('partial line without a header', 0)

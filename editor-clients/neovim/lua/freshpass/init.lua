@@ -225,7 +225,7 @@ function M._run_verify(command, ctx)
     if type(result.status) == 'table' then
       state.set_status(client.id, result.status)
     end
-    local message, level = util.verify_summary(result.evidence, result.status)
+    local message, level = util.verify_summary(result.evidence, result.status, result.message)
     output.append_lines({ message })
     report(message, level)
     codelens.refresh_visible(client)

@@ -200,23 +200,28 @@ end
 --- One-line summary of a finished verify for `:messages`.
 --- @param evidence table|nil
 --- @param status table|nil
+--- @param explanation? string the server's `message` (why a program was not found and what fixes it)
 --- @return string message, integer level
-function M.verify_summary(evidence, status)
+function M.verify_summary(evidence, status, explanation)
   if type(evidence) ~= 'table' then
     local label = M.label(status) or 'no result'
     return ('freshpass: %s (the server recorded no evidence)'):format(label), vim.log.levels.WARN
   end
+  local explained = type(explanation) == 'string' and explanation ~= ''
   local details = {}
   if evidence.status ~= 'passed' then
     details[#details + 1] = ('exit %s'):format(M.present(evidence.exit_code) and evidence.exit_code or '?')
   end
   details[#details + 1] = M.tests_summary(evidence.tests)
-  details[#details + 1] = M.present(evidence.reason) and evidence.reason or nil
+  details[#details + 1] = (M.present(evidence.reason) and not explained) and evidence.reason or nil
   local command = evidence.command or evidence.canonical_command or '?'
   local label = M.label(status) or (evidence.status == 'passed' and '✓' or '✗')
   local message = ('freshpass %s — %s %s'):format(label, command, evidence.status or '?')
   if #details > 0 then
     message = ('%s (%s)'):format(message, table.concat(details, ', '))
+  end
+  if explained then
+    message = ('%s: %s'):format(message, explanation)
   end
   return message, evidence.status == 'passed' and vim.log.levels.INFO or vim.log.levels.WARN
 end
