@@ -1,7 +1,8 @@
 """`freshpass` command line: a thin dispatcher over one module per subcommand (design §8).
 
-Subcommand modules are imported lazily and keep heavy imports inside `run()`, so `freshpass facts` stays a fast
-process start.
+Subcommand modules are imported lazily and keep heavy imports inside `run()`: a command line imports the module of
+its own subcommand only (`freshpass run` is added to every command it runs, so its start-up is measured:
+`bench/bench_run.py`), and `--help` imports them all.
 """
 
 from __future__ import annotations
@@ -36,7 +37,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _subcommand_of(argv: Sequence[str]) -> str | None:
+    """The subcommand a command line names: its first word that is not an option (the top-level parser takes no
+    option with a value)."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in SUBCOMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given the command line, only its own subcommand's module is imported (the others are listed with
+    their help, which is all `freshpass COMMAND` needs of them)."""
+    only = _subcommand_of(argv) if argv is not None else None
     parser = _Parser(
         prog="freshpass",
         description="Receipts for 'the tests pass': which command ran, what scope, what it returned, "
@@ -45,8 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"freshpass {__version__}")
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
     for name, help_text in SUBCOMMANDS.items():
-        module = importlib.import_module(ELSEWHERE.get(name) or f"freshpass.commands.{name.replace('-', '_')}")
         sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        if only is not None and name != only:
+            continue
+        module = importlib.import_module(ELSEWHERE.get(name) or f"freshpass.commands.{name.replace('-', '_')}")
         module.add_parser(sub)
         sub.set_defaults(_module=module)
     return parser
@@ -65,7 +82,8 @@ def _never_fail_to_print() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     _never_fail_to_print()
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "subcommand", None):
         parser.print_help(sys.stderr)

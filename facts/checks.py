@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import cast
 
+from freshpass.facts.lazyre import lazy
 from freshpass.facts.model import KINDS, Kind, Origin, ProjectFacts, SetAside, SetAsideReason, VerifyCommand
 from freshpass.facts.shell import ScriptCommand, join_words, script_commands
 from freshpass.facts.signals.base import Candidate, Collector, EntryPoint
@@ -84,7 +85,7 @@ def _name_says(name: str) -> Kind | None:
 
 
 # Names of entry points meant for CI: coverage uploads, junit reports, `test-ci`. A contributor runs the plain one.
-_CI_FLAVOURED = re.compile(r"(^|[:_-])(ci|cibuild|coverage-ci|ci-check.*|github|gha|junit|report)($|[:_-])")
+_CI_FLAVOURED = lazy(r"(^|[:_-])(ci|cibuild|coverage-ci|ci-check.*|github|gha|junit|report)($|[:_-])")
 _MAX_DEPTH = 6
 _MAX_COMMANDS = 2000  # per candidate, references included
 _MAX_SCRIPT_BYTES = 256 * 1024
@@ -92,17 +93,17 @@ _MAX_SCRIPT_BYTES = 256 * 1024
 _COMMON_VARIABLES = frozenset(
     {"HOME", "PWD", "PATH", "USER", "SHELL", "TMPDIR", "CI", "OLDPWD", "PYTHON", "PYTHONPATH", "GOPATH", "GOBIN"}
 )
-_CI_VARIABLE = re.compile(r"\$\{?(GITHUB_|RUNNER_|ACTIONS_|INPUT_)")
-_VARIABLE_NAME = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+_CI_VARIABLE = lazy(r"\$\{?(GITHUB_|RUNNER_|ACTIONS_|INPUT_)")
+_VARIABLE_NAME = lazy(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 # Directories a build or CI step creates: a check run there is not runnable on a fresh clone.
-_ARTEFACT_DIR = re.compile(r"(^|/)(dist|build|target|out|_build|site|coverage|\.tox|\.nox|node_modules)(/|$)")
+_ARTEFACT_DIR = lazy(r"(^|/)(dist|build|target|out|_build|site|coverage|\.tox|\.nox|node_modules)(/|$)")
 # What a body line holds that only its tool fills in (`{envtmpdir}`, `$(BINARY)`, `${{ matrix.x }}`).
 _BROWSER_SUITES = frozenset({"playwright test", "cypress run", "playwright run", "cypress test"})
-_CONTAINERS = re.compile(r"^(docker|podman|docker-compose|nerdctl|kubectl|vagrant|earthly)\b")
+_CONTAINERS = lazy(r"^(docker|podman|docker-compose|nerdctl|kubectl|vagrant|earthly)\b")
 # A run naming a workspace package (`bun run --filter web test`): freshpass reads it in that package.
-_WORKSPACE_FILTER = re.compile(r"(^|\s)(--filter|-F|--workspace|-w)(\s|=)")
-_PLACEHOLDERS = re.compile(r"\{[a-z_]+\}|\$\(|\$\{")
-_PLACEHOLDER = re.compile(r"<[A-Za-z][\w .-]*>|\.\.\.\s*$|\[[A-Za-z_-]+\]")
+_WORKSPACE_FILTER = lazy(r"(^|\s)(--filter|-F|--workspace|-w)(\s|=)")
+_PLACEHOLDERS = lazy(r"\{[a-z_]+\}|\$\(|\$\{")
+_PLACEHOLDER = lazy(r"<[A-Za-z][\w .-]*>|\.\.\.\s*$|\[[A-Za-z_-]+\]")
 
 
 # -- canonical forms -----------------------------------------------------------------------------------------------
@@ -218,7 +219,7 @@ class Analysis:
 
 _SEVERITY = {"watches": 0, "writes": 1, "publishes": 2}
 _DOING = {"writes": "rewrites files (its argument says so)", "publishes": "publishes (its argument says so)"}
-_VERB = re.compile(r"^[a-z][a-z:_-]*$")
+_VERB = lazy(r"^[a-z][a-z:_-]*$")
 _FILTERS = frozenset({"--filter", "-F", "-w", "--workspace", "workspace"})
 
 
@@ -1103,7 +1104,7 @@ def _ci_steps(reader: Reader, candidate: Candidate) -> list[Candidate]:
 
 
 # Runners that run a script in every package of a workspace.
-_RECURSIVE = re.compile(
+_RECURSIVE = lazy(
     r"(^|\s)(-r|--recursive|--workspaces|-ws|run-many|foreach|--filter(=|\s)['\"]?\*)(\s|$)|^(turbo|lerna|nx) "
 )
 

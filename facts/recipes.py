@@ -51,7 +51,6 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import tomli
 from freshpass.facts.files import read_head, read_regular
 from freshpass.facts.model import Problem, ProjectFacts
 from freshpass.facts.signals.base import (
@@ -185,6 +184,8 @@ def normalize_recipe(data: Any, *, source: str, default_cwd: str = ".") -> dict[
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomli  # imported when a TOML file is there to read (`freshpass run` starts per command)
+
     return tomli.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
 
 
@@ -207,6 +208,8 @@ def _from_config(root: Path, problems: list[Problem]) -> dict[str, Any] | None:
         path = root / name
         if not path.is_file():
             continue
+        import tomli
+
         try:
             document = _read_toml(path)
         except (OSError, tomli.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
@@ -478,6 +481,8 @@ def _python_dependencies(root: Path) -> set[str]:
 
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
+        import tomli
+
         try:
             document = _read_toml(pyproject)
         except (OSError, tomli.TOMLDecodeError, UnicodeDecodeError):

@@ -42,6 +42,7 @@ from freshpass.facts.files import (
     read_regular,
     read_regular_text,
 )
+from freshpass.facts.lazyre import LazyPattern, lazy
 
 GIT_TIMEOUT = 120.0  # a first `git add` in a huge repo hashes everything once
 INDEX_LIMIT = 1 << 30  # 1 GiB: an index of several million entries; a larger "index" is not one
@@ -67,21 +68,21 @@ _GIT_LOCATION_VARIABLES = frozenset(
 
 # Repository settings that change how content is hashed and cannot execute anything: copied (validated) into the
 # private config so that content ids stay those git itself computes.
-_BOOLEAN = re.compile(r"^(?:true|false|yes|no|on|off|1|0)$", re.IGNORECASE)
-_COPIED_CORE_SETTINGS: dict[str, re.Pattern[str]] = {
+_BOOLEAN = lazy(r"^(?:true|false|yes|no|on|off|1|0)$", re.IGNORECASE)
+_COPIED_CORE_SETTINGS: dict[str, LazyPattern] = {
     "filemode": _BOOLEAN,
     "symlinks": _BOOLEAN,
     "ignorecase": _BOOLEAN,
     "precomposeunicode": _BOOLEAN,
     "trustctime": _BOOLEAN,
-    "autocrlf": re.compile(r"^(?:true|false|yes|no|on|off|1|0|input)$", re.IGNORECASE),
-    "eol": re.compile(r"^(?:lf|crlf|native)$", re.IGNORECASE),
-    "safecrlf": re.compile(r"^(?:true|false|yes|no|on|off|1|0|warn)$", re.IGNORECASE),
-    "checkstat": re.compile(r"^(?:default|minimal)$", re.IGNORECASE),
+    "autocrlf": lazy(r"^(?:true|false|yes|no|on|off|1|0|input)$", re.IGNORECASE),
+    "eol": lazy(r"^(?:lf|crlf|native)$", re.IGNORECASE),
+    "safecrlf": lazy(r"^(?:true|false|yes|no|on|off|1|0|warn)$", re.IGNORECASE),
+    "checkstat": lazy(r"^(?:default|minimal)$", re.IGNORECASE),
 }
 _OBJECT_FORMATS = ("sha1", "sha256")
-_HEX_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
-_REF_NAME = re.compile(r"^refs/[A-Za-z0-9._/+@-]+$")
+_HEX_ID = lazy(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_REF_NAME = lazy(r"^refs/[A-Za-z0-9._/+@-]+$")
 
 
 class GitError(Exception):

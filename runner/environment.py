@@ -21,12 +21,8 @@ first on PATH) is left as it is.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
 import re
-import shlex
-import shutil
 import stat
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -342,6 +338,9 @@ def _table(data: Mapping[str, Any], *keys: str) -> dict[str, Any]:
 
 def poetry_env_name(name: str, project: Path) -> str:
     """Poetry's name for a project's environments (before `-pyX.Y`): the project name, then a hash of its path."""
+    import base64
+    import hashlib
+
     canonical = re.sub(r"[-_.]+", "-", name).lower()
     sanitized = re.sub(r'[ $`!*@"\\\r\n\t]', "_", canonical)[:42]
     digest = hashlib.sha256(os.path.normcase(os.path.realpath(project)).encode()).digest()
@@ -408,21 +407,25 @@ def _node_bin(directories: list[Path]) -> str | None:
 
 # ---- exit 127 ----------------------------------------------------------------------------------------------------
 
-# What shells (and env) print when they cannot find a program; the last match in the output names it.
-_NOT_FOUND = (
-    re.compile(r"^(?:[^\n:]*: )?(?:line \d+: )?(?P<program>[^\n:]+): command not found$", re.M),  # bash
-    re.compile(r"^[^\n:]*:\d+: (?:command not found|no such file or directory): (?P<program>[^\n]+)$", re.M),  # zsh
-    re.compile(r"^[^\n:]*: (?:\d+: )?(?P<program>[^\n:]+): not found$", re.M),  # dash, ksh
-    re.compile(r"^(?:\S*/)?env: ['‘]?(?P<program>[^'’\n]+)['’]?: No such file or directory$", re.M),  # env
-    re.compile(r"^(?:[^\n:]*: )?(?:line \d+: )?(?P<program>[^\n:]+): No such file or directory$", re.M),  # bash, ./x
+# What shells (and env) print when they cannot find a program; the last match in the output names it. Compiled on
+# the first exit 127 (`freshpass run` imports this module for every command: design §5).
+_NOT_FOUND_PATTERNS = (
+    r"^(?:[^\n:]*: )?(?:line \d+: )?(?P<program>[^\n:]+): command not found$",  # bash
+    r"^[^\n:]*:\d+: (?:command not found|no such file or directory): (?P<program>[^\n]+)$",  # zsh
+    r"^[^\n:]*: (?:\d+: )?(?P<program>[^\n:]+): not found$",  # dash, ksh
+    r"^(?:\S*/)?env: ['‘]?(?P<program>[^'’\n]+)['’]?: No such file or directory$",  # env
+    r"^(?:[^\n:]*: )?(?:line \d+: )?(?P<program>[^\n:]+): No such file or directory$",  # bash, ./x
 )
 
 
 def missing_program(line: str, output: str, path: str, cwd: str | os.PathLike[str]) -> str | None:
     """The program a run that exited 127 could not find: what the shell said, else the line's first program that is
     not on `path`. None when neither tells."""
-    for pattern in _NOT_FOUND:
-        matches = list(pattern.finditer(output))
+    import shlex
+    import shutil
+
+    for pattern in _NOT_FOUND_PATTERNS:
+        matches = list(re.finditer(pattern, output, re.M))
         if matches:
             return matches[-1].group("program").strip()
     try:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-import tomli
 from freshpass.facts.files import FileTooLarge, NotRegularFile, describe_mode, read_regular
 from freshpass.facts.model import Kind, Origin, Problem
 
@@ -317,6 +316,8 @@ class Collector:
         text = self.read_text(rel)
         data: dict[str, Any] | None = None
         if text is not None:
+            import tomli  # only projects with TOML pay for it (`freshpass run` starts per command)
+
             try:
                 data = tomli.loads(text)
             except tomli.TOMLDecodeError as exc:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from freshpass.facts.lazyre import lazy
 from freshpass.facts.model import Kind
 
 from .base import Candidate, Collector, join_cwd
@@ -29,16 +30,16 @@ _ACTIONS: tuple[tuple[str, str, Kind], ...] = (
     ("psf/black", "black --check .", "lint"),
 )
 # GitHub expression syntax: a line that still contains one is not a command anyone can type as is.
-EXPRESSION = re.compile(r"\$\{\{")
-_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+EXPRESSION = lazy(r"\$\{\{")
+_VARIABLE = lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # How CI steps install tools: the installed program's name, when it can be read off the step.
 _INSTALLS = (
-    re.compile(r"\bgo\s+install\s+(?:-\S+\s+)*(\S+)"),
-    re.compile(r"\bcargo\s+(?:b?install)\s+(?:--\S+\s+)*([A-Za-z0-9_-]+)"),
-    re.compile(r"\bnpm\s+(?:i|install)\s+(?:-g|--global)\s+(?:-\S+\s+)*([@\w/.-]+)"),
-    re.compile(r"\b(?:apt-get|apt)\s+install\s+(?:-\S+\s+)*([\w.+-]+(?:\s+[\w.+-]+)*)"),
-    re.compile(r"\bbrew\s+install\s+([\w.+-]+(?:\s+[\w.+-]+)*)"),
-    re.compile(r"\bgem\s+install\s+([\w.+-]+)"),
+    lazy(r"\bgo\s+install\s+(?:-\S+\s+)*(\S+)"),
+    lazy(r"\bcargo\s+(?:b?install)\s+(?:--\S+\s+)*([A-Za-z0-9_-]+)"),
+    lazy(r"\bnpm\s+(?:i|install)\s+(?:-g|--global)\s+(?:-\S+\s+)*([@\w/.-]+)"),
+    lazy(r"\b(?:apt-get|apt)\s+install\s+(?:-\S+\s+)*([\w.+-]+(?:\s+[\w.+-]+)*)"),
+    lazy(r"\bbrew\s+install\s+([\w.+-]+(?:\s+[\w.+-]+)*)"),
+    lazy(r"\bgem\s+install\s+([\w.+-]+)"),
 )
 
 

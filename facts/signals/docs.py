@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from freshpass.facts.lazyre import lazy
+
 from .base import Collector
 
 _CONTRIBUTOR_DOCS = (
@@ -42,15 +44,15 @@ _CONTRIBUTOR_DOCS = (
 )
 _READMES = ("README.md", "README.rst", "README")
 # README sections about working on the project itself.
-_DEVELOPER_HEADING = re.compile(
+_DEVELOPER_HEADING = lazy(
     r"\b(develop|contribut|hack|test|building|build from source|running|local setup|setup for dev|lint)", re.IGNORECASE
 )
-_MD_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
-_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
-_FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
-_INLINE_MD = re.compile(r"(?<!`)`([^`\n]{2,120})`(?!`)")
-_INLINE_RST = re.compile(r"``([^`\n]{2,120})``")
-_PROMPT = re.compile(r"^\s*(?:\$|>|%|❯|#)\s+(.+)$")
+_MD_HEADING = lazy(r"^(#{1,6})\s+(.*)$")
+_RST_UNDERLINE = lazy(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
+_FENCE = lazy(r"^\s*(```+|~~~+)\s*([\w+-]*)")
+_INLINE_MD = lazy(r"(?<!`)`([^`\n]{2,120})`(?!`)")
+_INLINE_RST = lazy(r"``([^`\n]{2,120})``")
+_PROMPT = lazy(r"^\s*(?:\$|>|%|❯|#)\s+(.+)$")
 # Languages of fenced blocks that hold shell commands (an empty info string counts too).
 _SHELL_BLOCKS = frozenset(
     {"", "sh", "bash", "shell", "console", "shell-session", "zsh", "fish", "text", "terminal", "cmd"}
@@ -69,7 +71,7 @@ _DOC_DIRS = (
     "docs/development",
     "docs/contributing",
 )
-_DOC_NAME = re.compile(
+_DOC_NAME = lazy(
     r"^(contributing|development|developing|developers?|hacking|testing|building|dev[-_]?guide|getting[-_]started)"
     r"(\.(md|rst|txt|adoc))?$",
     re.IGNORECASE,
@@ -121,13 +123,13 @@ def _is_rst(rel: str) -> bool:
 
 
 # "In the `test_suite` directory", "from the frontend/ folder", "inside `backend`": where the next commands run.
-_DIRECTORY_SAID = re.compile(
+_DIRECTORY_SAID = lazy(
     r"\b(?:in|from|inside|within|under)\s+(?:the\s+)?\[?`*([A-Za-z0-9_][\w./-]*?)/?`*\]?(?:\([^)]*\))?\s+"
     r"(?:directory|folder|dir|package|subdirectory)\b",
     re.IGNORECASE,
 )
 # "Run the full test suite", "run all the tests", "the whole suite": the maintainers' word for the full check.
-_FULL_SAID = re.compile(r"\b(full|entire|whole|complete)\s+(test\s+)?suite\b|\ball\s+(the\s+)?tests\b", re.IGNORECASE)
+_FULL_SAID = lazy(r"\b(full|entire|whole|complete)\s+(test\s+)?suite\b|\ball\s+(the\s+)?tests\b", re.IGNORECASE)
 
 
 def _directory(c: Collector, text: str, base: str) -> str | None:

@@ -4,10 +4,8 @@ composer scripts."""
 
 from __future__ import annotations
 
-import glob
 import os
 import re
-import xml.etree.ElementTree as ElementTree
 from typing import Any
 
 from freshpass.facts.model import Kind
@@ -83,6 +81,8 @@ def _go(c: Collector) -> None:
         return
     # Nested modules are their own units (`go test ./...` stops at a nested go.mod). Look one and two levels
     # down with a bounded glob: never a recursive walk.
+    import glob
+
     root = str(c.root)
     for shape in ("*/go.mod", "*/*/go.mod"):
         for match in sorted(glob.glob(os.path.join(glob.escape(root), shape)))[:200]:
@@ -112,6 +112,8 @@ def _maven(c: Collector, package: Package) -> None:
     c.package_manager("maven")
     text = c.read_text(rel)
     if text is not None:
+        import xml.etree.ElementTree as ElementTree  # only Maven projects pay for it
+
         try:
             ElementTree.fromstring(text.encode())
         except ElementTree.ParseError as exc:

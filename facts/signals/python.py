@@ -5,14 +5,16 @@ package directory at a time."""
 from __future__ import annotations
 
 import ast
-import configparser
 import itertools
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from freshpass.facts.model import Kind
 
 from .base import Candidate, Collector, Package, get_path, normalise_cwd, under
+
+if TYPE_CHECKING:
+    import configparser
 
 # Lockfiles first (they say which tool resolved the environment), then configuration that implies the tool.
 _LOCK_MANAGERS = (("uv.lock", "uv"), ("poetry.lock", "poetry"), ("pdm.lock", "pdm"), ("Pipfile.lock", "pipenv"))
@@ -25,6 +27,8 @@ def _ini(c: Collector, rel: str) -> configparser.ConfigParser | None:
     text = c.read_text(rel)
     if text is None:
         return None
+    import configparser  # only projects with setup.cfg or tox.ini pay for it
+
     parser = configparser.ConfigParser(interpolation=None, strict=False, default_section="\x00no-defaults")
     try:
         parser.read_string(text, source=rel)
@@ -335,6 +339,8 @@ class PythonPackage:
         pyproject = self.rel("pyproject.toml")
         legacy = tox.get("legacy_tox_ini")
         if isinstance(legacy, str):
+            import configparser
+
             parser = configparser.ConfigParser(interpolation=None, strict=False, default_section="\x00none")
             try:
                 parser.read_string(legacy, source=pyproject)

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from freshpass.facts.lazyre import LazyPattern, lazy
 from freshpass.facts.model import Kind
 from freshpass.facts.tools import script_kind
 
@@ -64,17 +65,15 @@ class Makefile:
     variables: dict[str, str] = field(default_factory=dict)
 
 
-_ASSIGNMENT = re.compile(r"^(?:(?:export|override|private)\s+)*([^\s:#=]+)\s*(::?=|:::=|\+=|\?=|!=|=)(.*)$")
-_RULE = re.compile(r"^([^:=#]+?)\s*(::?)(?!=)(.*)$")
-_CONDITIONAL = re.compile(r"^(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
-_DIRECTIVE = re.compile(
-    r"^(export|unexport|vpath|undefine|override|\$\(eval|\$\(info|\$\(warning|\$\(error|\$\(call)\b"
-)
-_INCLUDE = re.compile(r"^(-include|sinclude|include)\s+(.*)$")
-_VARIABLE = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]")
-_ENDEF = re.compile(r"^\s*endef\b")
-_DEFINE = re.compile(r"^(override\s+)?define\b")
-_TARGET_VARIABLE = re.compile(r"^\s*[^\s=]+\s*(:?=|\+=|\?=)")
+_ASSIGNMENT = lazy(r"^(?:(?:export|override|private)\s+)*([^\s:#=]+)\s*(::?=|:::=|\+=|\?=|!=|=)(.*)$")
+_RULE = lazy(r"^([^:=#]+?)\s*(::?)(?!=)(.*)$")
+_CONDITIONAL = lazy(r"^(ifeq|ifneq|ifdef|ifndef|else|endif)\b")
+_DIRECTIVE = lazy(r"^(export|unexport|vpath|undefine|override|\$\(eval|\$\(info|\$\(warning|\$\(error|\$\(call)\b")
+_INCLUDE = lazy(r"^(-include|sinclude|include)\s+(.*)$")
+_VARIABLE = lazy(r"\$[({]([A-Za-z_][A-Za-z0-9_.-]*)[)}]")
+_ENDEF = lazy(r"^\s*endef\b")
+_DEFINE = lazy(r"^(override\s+)?define\b")
+_TARGET_VARIABLE = lazy(r"^\s*[^\s=]+\s*(:?=|\+=|\?=)")
 # What a line must not start with to be read as a plain rule at once (directives, conditionals, expansions).
 _NOT_PLAIN_RULE = (
     "if", "else", "endif", "export", "unexport", "vpath", "undefine", "override", "private", "define", "$",
@@ -267,7 +266,7 @@ def expanded_lines(makefile: Makefile, target: str, seen: set[str] | None = None
     return lines[:_MAX_BODY_LINES]
 
 
-_MAKE_FUNCTION_ONLY = re.compile(r"^\$[({](info|warning|error|eval)\s[^)}]*[)}]\s*$")
+_MAKE_FUNCTION_ONLY = lazy(r"^\$[({](info|warning|error|eval)\s[^)}]*[)}]\s*$")
 
 
 def instantiate(makefile: Makefile, target: str) -> list[str] | None:
@@ -287,7 +286,7 @@ def instantiate(makefile: Makefile, target: str) -> list[str] | None:
     return None
 
 
-_TARGET_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_+:-]*$")
+_TARGET_NAME = lazy(r"^[A-Za-z0-9_][A-Za-z0-9_+:-]*$")
 
 
 def _is_file_target(name: str, makefile: Makefile) -> bool:
@@ -299,7 +298,7 @@ def _is_file_target(name: str, makefile: Makefile) -> bool:
 
 # More targets than this and the Makefile is generated: only targets whose names speak are read.
 MAX_MAKE_TARGETS = 2000
-_NUMBERS = re.compile(r"\d{2,}")  # no name pattern tells `py311` from `py0` (`e2e` keeps its single digit)
+_NUMBERS = lazy(r"\d{2,}")  # no name pattern tells `py311` from `py0` (`e2e` keeps its single digit)
 
 
 def _read_make(c: Collector, package: Package) -> None:
@@ -357,9 +356,9 @@ def _read_make(c: Collector, package: Package) -> None:
 
 # -- just --------------------------------------------------------------------------------------------------------
 
-_JUST_RECIPE = re.compile(r"^@?([A-Za-z_][A-Za-z0-9_-]*)((?:\s+[^:]*?)?)\s*:(?!=)(.*)$")
-_JUST_ALIAS = re.compile(r"^alias\s+([A-Za-z_][\w-]*)\s*:=\s*([A-Za-z_][\w-]*)\s*$")
-_JUST_NOT_RECIPE = re.compile(r"^(set|export|import|mod)\b|^[A-Za-z_][\w-]*\s*:=")
+_JUST_RECIPE = lazy(r"^@?([A-Za-z_][A-Za-z0-9_-]*)((?:\s+[^:]*?)?)\s*:(?!=)(.*)$")
+_JUST_ALIAS = lazy(r"^alias\s+([A-Za-z_][\w-]*)\s*:=\s*([A-Za-z_][\w-]*)\s*$")
+_JUST_NOT_RECIPE = lazy(r"^(set|export|import|mod)\b|^[A-Za-z_][\w-]*\s*:=")
 
 
 def _read_just(c: Collector, package: Package) -> None:
@@ -501,26 +500,26 @@ def _read_task(c: Collector, package: Package) -> None:
 
 # Rake tasks libraries define: (pattern, the task name it defaults to, its kind, the tool it runs). A test task
 # whose files are configured runs its tool over them: no command to show, but whose suite it is (minitest's) is known.
-_RAKE_LIBRARY_TASKS: tuple[tuple[re.Pattern[str], str, Kind, str | None], ...] = (
-    (re.compile(r"Rake::TestTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "test", "test", "minitest"),
-    (re.compile(r"Minitest::TestTask\.create\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "test", "test", "minitest"),
-    (re.compile(r"RSpec::Core::RakeTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "spec", "test", "rspec"),
-    (re.compile(r"Cucumber::Rake::Task\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "cucumber", "test", "cucumber"),
-    (re.compile(r"RuboCop::RakeTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "rubocop", "lint", "rubocop"),
-    (re.compile(r"StandardRB::RakeTask|require ['\"]standard/rake['\"]"), "standard", "lint", "standardrb"),
+_RAKE_LIBRARY_TASKS: tuple[tuple[LazyPattern, str, Kind, str | None], ...] = (
+    (lazy(r"Rake::TestTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "test", "test", "minitest"),
+    (lazy(r"Minitest::TestTask\.create\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "test", "test", "minitest"),
+    (lazy(r"RSpec::Core::RakeTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "spec", "test", "rspec"),
+    (lazy(r"Cucumber::Rake::Task\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "cucumber", "test", "cucumber"),
+    (lazy(r"RuboCop::RakeTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "rubocop", "lint", "rubocop"),
+    (lazy(r"StandardRB::RakeTask|require ['\"]standard/rake['\"]"), "standard", "lint", "standardrb"),
 )
 # Library tasks that are not checks but whose declaration says what they run, so their name does not decide
 # (`YARD::Rake::YardocTask.new(:yard_for_generate_documentation)` builds API docs, it rewrites no source).
-_RAKE_LIBRARY_TOOLS: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"YARD::Rake::YardocTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "yard", "yard doc"),
-    (re.compile(r"RDoc::Task\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "rdoc", "rdoc"),
+_RAKE_LIBRARY_TOOLS: tuple[tuple[LazyPattern, str, str], ...] = (
+    (lazy(r"YARD::Rake::YardocTask\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "yard", "yard doc"),
+    (lazy(r"RDoc::Task\.new\b\s*(?:\(\s*[:\"']*([\w:-]+))?"), "rdoc", "rdoc"),
 )
-_RAKE_TASK = re.compile(
+_RAKE_TASK = lazy(
     r"""^\s*task\s*\(?\s*[:"']*([\w-]+(?::[\w-]+)*)["']?\s*(?:,\s*\[[^\]]*\]\s*)?(?:(?:=>|:)\s*(.*?))?\s*\)?\s*(do\b.*|\{.*)?$"""
 )
-_RAKE_NAMESPACE = re.compile(r"""^(\s*)namespace\s*\(?\s*[:"']*([\w-]+)["']?\s*\)?\s*do\b""")
-_RAKE_END = re.compile(r"^(\s*)end\b")
-_RAKE_SH = re.compile(r"""\b(sh|system|ruby)\s*\(?\s*(['"])(.+?)\2""")
+_RAKE_NAMESPACE = lazy(r"""^(\s*)namespace\s*\(?\s*[:"']*([\w-]+)["']?\s*\)?\s*do\b""")
+_RAKE_END = lazy(r"^(\s*)end\b")
+_RAKE_SH = lazy(r"""\b(sh|system|ruby)\s*\(?\s*(['"])(.+?)\2""")
 
 
 def _rake_command(found: re.Match[str]) -> str:
@@ -528,7 +527,7 @@ def _rake_command(found: re.Match[str]) -> str:
     return f"ruby {found.group(3)}" if found.group(1) == "ruby" else found.group(3)
 
 
-_RAKE_NAMES = re.compile(r"""[:"']([\w:-]+)|%[wi]\[([^\]]*)\]""")
+_RAKE_NAMES = lazy(r"""[:"']([\w:-]+)|%[wi]\[([^\]]*)\]""")
 
 
 def _rake_names(text: str) -> list[str]:

@@ -46,3 +46,39 @@ def test_the_primary_command_is_of_the_kind_asked_for_or_none() -> None:
     root = RootState(Path("/p"), facts=facts)
     assert root.primary_command() is None
     assert root.primary_command("lint") == facts.verify_commands[0]
+
+
+def test_a_command_line_imports_only_its_own_subcommand() -> None:
+    """`freshpass run` starts for every command it runs: the other subcommands' modules stay unimported, and
+    `--help` still lists them all."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from freshpass.main import build_parser; "
+        "build_parser(['run', '--', 'pytest']).parse_args(['run', '--', 'pytest']); "
+        "print(sorted(m for m in sys.modules if m.startswith('freshpass.commands.') or m == 'freshpass.server.serve'))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "['freshpass.commands.run']"
+    listed = run_cli("--help")
+    for name in ("facts", "classify", "run", "verify", "status", "log", "serve", "hook"):
+        assert name in listed.stdout
+
+
+def test_lazy_patterns_answer_like_compiled_ones() -> None:
+    import re
+
+    from freshpass.facts.lazyre import lazy
+
+    pattern = lazy(r"(\w+)=(\d+)", re.IGNORECASE)
+    compiled = re.compile(r"(\w+)=(\d+)", re.IGNORECASE)
+    text = "a=1 B=22 c=x"
+    assert pattern.search(text).groups() == compiled.search(text).groups()  # type: ignore[union-attr]
+    assert pattern.match(text, 4).groups() == ("B", "22")  # type: ignore[union-attr]
+    assert pattern.fullmatch("z=9") is not None and pattern.fullmatch("z=9 ") is None
+    assert [m.group(0) for m in pattern.finditer(text)] == ["a=1", "B=22"]
+    assert pattern.findall(text) == compiled.findall(text)
+    assert pattern.sub(r"\2", text) == compiled.sub(r"\2", text)
+    assert pattern.split(text) == compiled.split(text)
+    assert pattern.compiled is pattern.compiled and pattern.pattern == compiled.pattern
