@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import TABLE_HEAD, row
+from _ledger_report import TABLE_HEAD, row
 from freshpass.runner.process import DEFAULT_GRACE, run_shell
 from freshpass.runner.verify import PlannedCommand, VerifyReporter, plan_verify, run_verify
 

@@ -8,8 +8,14 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import stat
 import sys
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from freshpass.server.app import FreshpassServer
 
 
 def _tcp_address(value: str) -> tuple[str, int]:
@@ -42,6 +48,91 @@ PYGLS_CANCEL_NOISE = 'Cancel notification for unknown message id "%s"'
 
 def _not_cancel_noise(record: logging.LogRecord) -> bool:
     return record.msg != PYGLS_CANCEL_NOISE
+
+
+class _PipeReader:
+    """The protocol's input, read on the event loop itself (asyncio's pipe transport).
+
+    pygls's own stdio reader hands every read to a worker thread: three thread round trips per message (header,
+    blank line, body), each waiting for the GIL, on the path of every answer. Reading on the loop takes them off it
+    (`bench/bench_server.py`: didSave → publishDiagnostics against a pygls server with the default reader). Same
+    contract as pygls's reader: a line (or what is left at EOF), `n` bytes (or fewer at EOF), `b""` at EOF.
+    """
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._reader: asyncio.StreamReader | None = None
+
+    async def _connected(self) -> asyncio.StreamReader:
+        import asyncio
+
+        if self._reader is None:
+            reader = asyncio.StreamReader()
+            loop = asyncio.get_running_loop()
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), self._stream)
+            self._reader = reader
+        return self._reader
+
+    async def readline(self) -> bytes:
+        import asyncio
+
+        reader = await self._connected()
+        try:
+            return await reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as exc:  # EOF
+            return exc.partial
+        except asyncio.LimitOverrunError as exc:  # a "line" longer than the buffer: garbage, handed on as it is
+            return await reader.readexactly(exc.consumed)
+
+    async def readexactly(self, n: int) -> bytes:
+        import asyncio
+
+        reader = await self._connected()
+        try:
+            return await reader.readexactly(n)
+        except asyncio.IncompleteReadError as exc:  # EOF
+            return exc.partial
+
+
+def _readable_on_the_loop(stream: BinaryIO) -> bool:
+    """A pipe, socket or terminal (what asyncio's pipe transport takes); a regular file is not."""
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+def _start_io(server: FreshpassServer, protocol_in: BinaryIO | None, protocol_out: BinaryIO | None) -> None:
+    """pygls's `start_io` with the protocol read on the loop (`_PipeReader`) when the input allows it."""
+    if protocol_in is None or not _readable_on_the_loop(protocol_in):
+        server.start_io(protocol_in, protocol_out)
+        return
+    import asyncio
+    import threading
+
+    from pygls.io_ import StdoutWriter, run_async
+
+    # What pygls's start_io sets up: `shutdown()` (and with it `exit`) stops the read loop through this event.
+    server._stop_event = threading.Event()
+    server.protocol.set_writer(StdoutWriter(protocol_out or sys.stdout.buffer))
+    pygls_logger = logging.getLogger("pygls.server")
+    try:
+        asyncio.run(
+            run_async(
+                stop_event=server._stop_event,
+                reader=_PipeReader(protocol_in),
+                protocol=server.protocol,
+                logger=pygls_logger,
+                error_handler=server.report_server_error,
+            )
+        )
+    except BrokenPipeError:
+        pygls_logger.error("Connection to the client is lost! Shutting down the server.")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()
 
 
 def _detach_standard_streams(*, keep_stdout: bool) -> tuple[BinaryIO | None, BinaryIO | None]:
@@ -100,11 +191,12 @@ def run(args: argparse.Namespace) -> int:
             server.start_tcp(*address)
         else:
             protocol_in, protocol_out = _detach_standard_streams(keep_stdout=False)
-            server.start_io(protocol_in, protocol_out)
+            _start_io(server, protocol_in, protocol_out)
     finally:
-        # pygls reads stdin on a worker thread that stays blocked in read() after `exit`, and interpreter shutdown
-        # would join it until the client closes the pipe. Our own resources (ledger, watcher, runs) were released
-        # by the exit/shutdown handlers, so leave at once with the code LSP prescribes (0 only after `shutdown`).
+        # pygls's own reader (a regular file as input) stays blocked in read() on a worker thread after `exit`, and
+        # interpreter shutdown would join it until the client closes the pipe. Our own resources (ledger, watcher,
+        # runs) were released by the exit/shutdown handlers, so leave at once with the code LSP prescribes (0 only
+        # after `shutdown`).
         logging.shutdown()
         for stream in (sys.stdout, sys.stderr):
             try:
