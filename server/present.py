@@ -68,6 +68,20 @@ def evidence_command(evidence: Mapping[str, Any]) -> str:
     return str(evidence.get("command") or evidence.get("canonical_command") or "?")
 
 
+def reason_of(evidence: Mapping[str, Any]) -> str | None:
+    """The receipt's reason without its exit code, which is shown beside it: receipts recorded before the reasons
+    dropped it say `command not found (exit 127)`, and `freshpass verify`'s said `exit code 1`."""
+    reason = evidence.get("reason")
+    if not isinstance(reason, str) or not reason:
+        return None
+    code = evidence.get("exit_code")
+    if code is not None:
+        if reason == f"exit code {code}":
+            return None
+        reason = reason.removesuffix(f" (exit {code})")
+    return reason
+
+
 def evidence_result(evidence: Mapping[str, Any]) -> str:
     """`passed (full)`, `failed (targeted, exit 1: no tests ran)`."""
     result = str(evidence.get("status") or "?")
@@ -76,8 +90,9 @@ def evidence_result(evidence: Mapping[str, Any]) -> str:
         exit_code = evidence.get("exit_code")
         if exit_code is not None:
             details.append(f"exit {exit_code}")
-        if evidence.get("reason"):
-            details[-1] += f": {evidence['reason']}"
+        reason = reason_of(evidence)
+        if reason:
+            details[-1] += f": {reason}"
     return f"{result} ({', '.join(details)})"
 
 
@@ -96,7 +111,7 @@ def lens_title(status: Mapping[str, Any], now: float | None = None, *, changed_c
     if state == "stale":
         return f"⚠ unverified · {plural(changed, 'file')} changed · since {command} {evidence.get('status')} {when}"
     if state == "failed":
-        reason = evidence.get("reason") or f"exit {evidence.get('exit_code')}"
+        reason = reason_of(evidence) or f"exit {evidence.get('exit_code')}"
         return f"✗ failed · {reason} · {command} · {when}"
     if status.get("scope") == "targeted" or evidence.get("scope") == "targeted":
         return f"◐ targeted · {command} · {when}"

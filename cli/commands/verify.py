@@ -164,7 +164,7 @@ async def _record(
         scope=plan.scope,
         status="passed" if result.passed else "failed",
         approved=approved,
-        reason=result.reason,
+        reason=_receipt_reason(result),
         details={"verify": result.to_json()},
     )
     try:
@@ -178,6 +178,14 @@ async def _record(
     except LedgerError as exc:
         return None, f"evidence not recorded: {exc}"
     return evidence, None
+
+
+def _receipt_reason(result: VerifyResult) -> str | None:
+    """The receipt's reason: the run's, except that the receipt keeps the exit code beside it, so `exit code N`
+    says which phase failed instead (editors show `failed (exit 1: the test phase failed)`, the code once)."""
+    if result.reason and result.reason.startswith("exit code") and result.failed_phase:
+        return f"the {result.failed_phase} phase failed"
+    return result.reason
 
 
 async def _verify(

@@ -212,6 +212,7 @@ def test_failing_build_stops_before_test(tmp_path: Path) -> None:
     assert payload["readiness"] is None
     assert not ran_tests.exists()
     assert payload["evidence"]["exit_code"] == 2
+    assert payload["evidence"]["reason"] == "the build phase failed"  # the receipt keeps the code once, beside it
     assert "syntax error in main.c" in payload["evidence"]["details"]["verify"]["commands"][0]["output_tail"]
 
 

@@ -109,6 +109,19 @@ def test_a_failed_run_keeps_the_files_it_did_not_clear() -> None:
     assert "(change #3)." in present.stale_message("a.py", failed, command="t", changed_count=1, change_number=3)
 
 
+def test_the_exit_code_is_said_once() -> None:
+    """Receipts recorded before the reasons dropped their code (`command not found (exit 127)`) and `freshpass
+    verify`'s `exit code 1` read with the code once."""
+    old = status("failed", status="failed", exit_code=127, reason="command not found (exit 127)")
+    assert present.evidence_result(old["evidence"]) == "failed (full, exit 127: command not found)"
+    assert present.lens_title(old, NOW).startswith("✗ failed · command not found · ")
+    recipe = status("failed", status="failed", exit_code=1, reason="exit code 1")
+    assert present.evidence_result(recipe["evidence"]) == "failed (full, exit 1)"
+    assert present.lens_title(recipe, NOW).startswith("✗ failed · exit 1 · ")
+    other = status("failed", status="failed", exit_code=2, reason="exit code 1 (exit 1)")
+    assert present.evidence_result(other["evidence"]) == "failed (full, exit 2: exit code 1 (exit 1))"
+
+
 def test_stale_message_without_receipt_and_with_unsaved_changes() -> None:
     message = present.stale_message("a.py", status("unverified"), command=None, changed_count=1, unsaved=True)
     assert "not covered by any receipt: nothing has been verified in this root yet (1 file changed)" in message

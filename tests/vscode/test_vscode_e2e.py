@@ -118,9 +118,16 @@ def test_statuses_follow_edits_lens_runs_targeted_runs_and_the_terminal(
     toast = workbench.notification("freshpass: pytest -q failed")
     expect(toast).to_be_visible(timeout=SLOW)
     workbench.screenshot("failed")
+    expect(toast).not_to_contain_text(re.compile(r"exit \d+.*exit \d+"))  # the exit code said once
     toast.get_by_role("button", name="Show output").click()
     output = workbench.page.locator(".output-view .view-lines")
     expect(output).to_contain_text("1 failed", timeout=SLOW)
+    workbench.run_command("View: Toggle Panel Visibility")
+    # The failed run cleared nothing: the edited files keep their Problems entries, saying the last run failed.
+    expect(workbench.page.locator(".monaco-editor .squiggly-warning").first).to_be_visible(timeout=SLOW)
+    workbench.page.keyboard.press("Control+Shift+M")
+    failed_problem = workbench.page.locator(".markers-panel .monaco-list-row", has_text="not covered by a passing run")
+    expect(failed_problem.first).to_be_visible(timeout=SLOW)
     workbench.run_command("View: Toggle Panel Visibility")
 
     # Terminal evidence: the test file is put back outside the editor, then `pytest -q` typed in the integrated

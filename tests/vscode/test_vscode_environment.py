@@ -9,6 +9,7 @@ virtualenv, and with it a pytest, on every PATH.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -66,3 +67,34 @@ def test_run_lens_uses_the_projects_virtualenv(
     [receipt] = json.loads(log.stdout)["receipts"]
     assert (receipt["status"], receipt["scope"]) == ("passed", "full")
     assert receipt["details"]["environment"]["path_prepended"] == [str(project / ".venv" / "bin")]
+    # What was put first on PATH is in the run's output channel, before the command's own output.
+    venv_bin = str(project / ".venv" / "bin")
+    assert wait_until(lambda: f"put {venv_bin} first on PATH" in bare_code_server.extension_logs(lines=400), 30), (
+        bare_code_server.extension_logs()
+    )
+
+
+def test_a_program_not_found_says_which_where_and_which_setting(
+    workbench: Workbench, bare_code_server: CodeServer, tmp_path: Path
+) -> None:
+    """No virtualenv and no pytest anywhere: the run fails with 127, and the notification says which program was
+    not found, where freshpass looked and which setting fixes it, with the exit code once."""
+    project = make_project(tmp_path, "novenv", bare_code_server.env)
+
+    workbench.open_folder(project, trust=True)
+    workbench.open_file("calc.py")
+    status = workbench.status_item()
+    expect(status).to_have_text("⚠ unverified", timeout=SLOW)
+    workbench.append_line_and_save("# edited before the run")
+    workbench.lens("▶ Run pytest -q").click()
+    expect(status).to_have_text("✗ failed", timeout=SLOW)
+    toast = workbench.notification("freshpass: pytest -q failed (exit 127): `pytest` was not found")
+    expect(toast).to_be_visible(timeout=SLOW)
+    expect(toast).to_contain_text(str(project / ".venv"))  # where it looked
+    expect(toast).to_contain_text("freshpass.verify.path")  # what fixes it
+    expect(toast).not_to_contain_text(re.compile(r"exit 127.*exit 127"))
+    workbench.screenshot("not-found")
+    # The file the failed run did not clear keeps its Problems entry.
+    workbench.page.keyboard.press("Control+Shift+M")
+    problem = workbench.page.locator(".markers-panel .monaco-list-row", has_text="not covered by a passing run")
+    expect(problem.first).to_be_visible(timeout=SLOW)

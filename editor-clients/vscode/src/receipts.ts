@@ -25,7 +25,7 @@ export function receiptRow(evidence: Evidence, now: Date): ReceiptRow {
     formatAge(evidence.finished_at, now),
     typeof evidence.exit_code === "number" ? `exit ${evidence.exit_code}` : undefined,
     testCounts(evidence),
-    evidence.reason ?? undefined,
+    reasonText(evidence),
     typeof evidence.duration === "number" ? formatDuration(evidence.duration) : undefined,
     evidence.session ? `session ${evidence.session}` : undefined,
   ]
@@ -47,6 +47,26 @@ export function formatDuration(seconds: number): string {
 }
 
 /**
+ * The receipt's reason without its exit code, which is shown beside it: receipts recorded before the reasons dropped
+ * it say `command not found (exit 127)`, and `freshpass verify`'s said `exit code 1`.
+ */
+export function reasonText(evidence: Evidence): string | undefined {
+  const reason = evidence.reason;
+  if (!reason) {
+    return undefined;
+  }
+  const code = evidence.exit_code;
+  if (typeof code !== "number") {
+    return reason;
+  }
+  if (reason === `exit code ${code}`) {
+    return undefined;
+  }
+  const suffix = ` (exit ${code})`;
+  return reason.endsWith(suffix) ? reason.slice(0, -suffix.length) : reason;
+}
+
+/**
  * The warning after a verify that did not pass, with the exit code said once: `freshpass: pytest -q failed (exit
  * 127): <why>`. `message` is the server's explanation (which program was not found, what fixes it); else the
  * receipt's reason (older receipts carried the code in it too: `command not found (exit 127)`).
@@ -55,9 +75,6 @@ export function verifyFailureText(evidence: Evidence, message?: string | null): 
   const command = evidence.command ?? evidence.canonical_command ?? "verify";
   const code = evidence.exit_code;
   const exit = typeof code === "number" ? ` (exit ${code})` : "";
-  let why = message || evidence.reason || "";
-  if (typeof code === "number") {
-    why = why.replace(new RegExp(` \\(exit ${code}\\)$`), "");
-  }
+  const why = message || reasonText(evidence) || "";
   return `freshpass: ${command} ${evidence.status ?? "failed"}${exit}${why ? `: ${why}` : ""}`;
 }

@@ -59,6 +59,17 @@ describe("verifyFailureText", () => {
     );
   });
 
+  it("drops a reason that is only the exit code", () => {
+    assert.equal(
+      verifyFailureText({ command: "freshpass verify", status: "failed", exit_code: 1, reason: "exit code 1" }),
+      "freshpass: freshpass verify failed (exit 1)",
+    );
+    assert.equal(
+      receiptRow({ status: "failed", exit_code: 127, reason: "command not found (exit 127)" }, NOW).detail,
+      "exit 127 · command not found",
+    );
+  });
+
   it("prefers the server's explanation", () => {
     assert.equal(
       verifyFailureText(notFound, "`pytest` was not found: freshpass looked on PATH (/usr/bin)."),

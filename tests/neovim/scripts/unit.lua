@@ -90,6 +90,13 @@ eq(
   'freshpass ✗ failed — pytest -q failed (exit 127): `pytest` was not found: freshpass looked on PATH (/usr/bin).',
   'a failure the server explains: the exit code once, the explanation instead of the reason'
 )
+message = util.verify_summary(
+  { command = 'pytest -q', status = 'failed', exit_code = 127, reason = 'command not found (exit 127)' },
+  { status = 'failed', scope = 'full' }
+)
+eq(message, 'freshpass ✗ failed — pytest -q failed (exit 127, command not found)', 'an older reason: the code once')
+eq(util.reason({ exit_code = 1, reason = 'exit code 1' }), nil, "a recipe's reason that is only the exit code")
+eq(util.reason({ exit_code = 2, reason = 'no tests ran' }), 'no tests ran', 'other reasons stay')
 
 -- Output: chunks split anywhere join into whole lines; runs get one header; colours are stripped.
 output.append('partial line without a header', 0)

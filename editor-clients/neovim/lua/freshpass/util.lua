@@ -197,6 +197,28 @@ function M.is_under(path, root)
   return path:sub(1, #prefix) == prefix
 end
 
+--- The receipt's reason without its exit code, which is shown beside it: receipts recorded before the reasons
+--- dropped it say `command not found (exit 127)`, and `freshpass verify`'s said `exit code 1`.
+--- @param evidence table
+--- @return string|nil
+function M.reason(evidence)
+  local reason = evidence.reason
+  if not M.present(reason) or reason == '' then
+    return nil
+  end
+  if M.present(evidence.exit_code) then
+    local code = tostring(evidence.exit_code)
+    if reason == 'exit code ' .. code then
+      return nil
+    end
+    local suffix = ' (exit ' .. code .. ')'
+    if reason:sub(-#suffix) == suffix then
+      reason = reason:sub(1, -#suffix - 1)
+    end
+  end
+  return reason
+end
+
 --- One-line summary of a finished verify for `:messages`.
 --- @param evidence table|nil
 --- @param status table|nil
@@ -213,7 +235,7 @@ function M.verify_summary(evidence, status, explanation)
     details[#details + 1] = ('exit %s'):format(M.present(evidence.exit_code) and evidence.exit_code or '?')
   end
   details[#details + 1] = M.tests_summary(evidence.tests)
-  details[#details + 1] = (M.present(evidence.reason) and not explained) and evidence.reason or nil
+  details[#details + 1] = not explained and M.reason(evidence) or nil
   local command = evidence.command or evidence.canonical_command or '?'
   local label = M.label(status) or (evidence.status == 'passed' and '✓' or '✗')
   local message = ('freshpass %s — %s %s'):format(label, command, evidence.status or '?')
@@ -242,7 +264,7 @@ function M.status_lines(status)
     local exit_code = M.present(evidence.exit_code) and evidence.exit_code or '?'
     parts[#parts + 1] = ('%s, exit %s'):format(evidence.status or '?', exit_code)
     parts[#parts + 1] = M.tests_summary(evidence.tests)
-    parts[#parts + 1] = M.present(evidence.reason) and evidence.reason or nil
+    parts[#parts + 1] = M.reason(evidence)
     parts[#parts + 1] = M.age(evidence.finished_at)
     lines[#lines + 1] = '  evidence: ' .. table.concat(parts, ' · ')
   else
@@ -292,7 +314,7 @@ function M.receipt_line(evidence, current_id)
     ('(exit %s'):format(M.present(evidence.exit_code) and evidence.exit_code or '?')
       .. (M.duration(evidence.duration) and (', ' .. M.duration(evidence.duration)) or '')
       .. (M.tests_summary(evidence.tests) and (', ' .. M.tests_summary(evidence.tests)) or '')
-      .. (M.present(evidence.reason) and (', ' .. evidence.reason) or '')
+      .. (M.reason(evidence) and (', ' .. M.reason(evidence)) or '')
       .. ')',
   }
   if M.present(current_id) and evidence.id == current_id then
