@@ -9,6 +9,7 @@ import subprocess
 import uuid
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,30 +89,37 @@ def _code_server(tmp_path_factory: pytest.TempPathFactory, *, tools_on_path: boo
 
 
 @pytest.fixture(scope="session")
-def browser(code_server: CodeServer, chromium_path: str) -> Iterator[object]:
-    yield from _browser(code_server, chromium_path)
-
-
-@pytest.fixture(scope="module")
-def bare_browser(bare_code_server: CodeServer, chromium_path: str) -> Iterator[object]:
-    yield from _browser(bare_code_server, chromium_path)
-
-
-def _browser(code_server: CodeServer, chromium_path: str) -> Iterator[object]:
+def playwright_driver() -> Iterator[Any]:
+    """One Playwright for the session: its sync API runs an event loop of its own, and a second one started while
+    the first lives fails ("using Playwright Sync API inside the asyncio loop")."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=chromium_path,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            # The marker makes Chromium part of the leftover check; HOME keeps it out of the real home directory.
-            env={**code_server.env},
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver: Any, code_server: CodeServer, chromium_path: str) -> Iterator[object]:
+    yield from _browser(playwright_driver, code_server, chromium_path)
+
+
+@pytest.fixture(scope="module")
+def bare_browser(playwright_driver: Any, bare_code_server: CodeServer, chromium_path: str) -> Iterator[object]:
+    yield from _browser(playwright_driver, bare_code_server, chromium_path)
+
+
+def _browser(playwright: Any, code_server: CodeServer, chromium_path: str) -> Iterator[object]:
+    chromium = playwright.chromium.launch(
+        executable_path=chromium_path,
+        headless=True,
+        args=CHROMIUM_ARGS,
+        # The marker makes Chromium part of the leftover check; HOME keeps it out of the real home directory.
+        env={**code_server.env},
+    )
+    try:
+        yield chromium
+    finally:
+        chromium.close()
 
 
 @pytest.hookimpl(wrapper=True)
