@@ -160,14 +160,16 @@ class VerifyFeature(Feature):
         plan = self.plan(root, args)
         backend = self.server.backend
         settings = self.server.settings
-        ignore = [*settings.ignore, *(root.facts.ignore if root.facts else ())]
-        before = await backend.snapshot(root.path, ignore, settings.ignore_prose)
+        before = await backend.snapshot(root.path, root.facts)
         if before is None:
             raise request_failed(f"cannot read the content of {root.path}; see the log")
+        workspace = root
+        while workspace.parent is not None:  # a package's environment may be the workspace's (a uv workspace)
+            workspace = workspace.parent
         environment = await asyncio.to_thread(
             run_environment,
             plan.cwd,
-            root.path,
+            workspace.path,
             os.environ,
             interpreter=self.server.python_interpreter,
             extra_path=settings.verify_path,
@@ -201,7 +203,7 @@ class VerifyFeature(Feature):
                 not_found = missing_program(plan.line, result.output.text(), environment.path, plan.cwd)
                 message = not_found_message(not_found, environment, FIX_IN_EDITOR)
                 self._announce(run, message, types.MessageType.Warning)
-            after = await backend.snapshot(root.path, ignore, settings.ignore_prose)
+            after = await backend.snapshot(root.path, root.facts)
             stale = after is None or after.content_id != before.content_id
             evidence, classification = await self._record(
                 root,
@@ -310,9 +312,7 @@ class VerifyFeature(Feature):
         result = ProcessResult(exit_code=exit_code, started_at=now, finished_at=now)
         result.output.add(output or "")
         settings = self.server.settings
-        snap = await self.server.backend.snapshot(
-            root.path, [*settings.ignore, *(root.facts.ignore if root.facts else ())], settings.ignore_prose
-        )
+        snap = await self.server.backend.snapshot(root.path, root.facts)
         if not settings.terminal_evidence or snap is None:
             from freshpass.facts.classify import classify
 

@@ -164,3 +164,34 @@ def test_run_inside_the_virtualenv_changes_nothing(tmp_path: Path) -> None:
     assert "first on PATH" not in ran.stderr
     log = json.loads(run_cli("log", "--json", cwd=project).stdout)["receipts"]
     assert "environment" not in (log[0]["details"] or {})
+
+
+async def test_a_package_uses_the_workspace_virtualenv(bare: Session, tmp_path: Path) -> None:
+    """A monorepo package without a virtualenv of its own (a uv workspace keeps one at the root): the package's run
+    finds the workspace's `.venv`, nearest first."""
+    root = tmp_path / "repo"
+    backend = root / "backend"
+    (backend / "tests").mkdir(parents=True)
+    (backend / "pyproject.toml").write_text(PYPROJECT)
+    (backend / "app.py").write_text("def answer():\n    return 42\n")
+    (backend / "tests" / "test_app.py").write_text(
+        "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parent.parent))\n"
+        "from app import answer\n\n\ndef test_answer():\n    assert answer() == 42\n"
+    )
+    (root / "frontend").mkdir()
+    (root / "frontend" / "package.json").write_text('{"name": "frontend", "scripts": {"test": "vitest run"}}\n')
+    (root / ".gitignore").write_text("__pycache__/\n.venv/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "two packages")
+    root, backend = root.resolve(), backend.resolve()
+    venv = make_project_venv(root)
+    await bare.initialize(root)
+    bare.open(backend / "app.py")
+    status = await bare.client.protocol.send_request_async("freshpass/status", {"uri": (backend / "app.py").as_uri()})
+    assert status.root == str(backend)  # the package is a root of its own (design §6)
+    result = await verify(bare, backend)
+
+    assert result["exitCode"] == 0, run_output(bare)
+    assert result["evidence"]["details"]["environment"]["virtualenv"] == str(venv)
+    assert result["status"]["root"] == str(backend)
