@@ -189,6 +189,37 @@ def commit_snapshot(
     return ContentSnapshot(root=str(root_path), content_id=f"{GIT_PREFIX}{tree}", git_toplevel=str(repository.toplevel))
 
 
+def differences_from_commit(
+    current: ContentSnapshot, rev: str = "HEAD", ignore: Iterable[str] = (), ignore_prose: bool = True
+) -> list[str]:
+    """Root-relative paths (sorted) whose content in the work tree `current` was read from differs from `rev`,
+    ignored paths left out: the files that keep a work tree's id from being its commit's (untracked files a set-up
+    step wrote, uncommitted edits). Empty when they cannot be told."""
+    root = Path(current.root)
+    repository = find_repository(root)
+    if repository is None or not current.is_git:
+        return []
+    relative = root.relative_to(repository.toplevel).as_posix()
+    ignored = _Ignorer(_globs(ignore), ignore_prose, None)
+    try:
+        spec = resolve_revision(repository, rev) + ("^{tree}" if relative == "." else f":{relative}")
+        with IsolatedGit(repository, index=False) as git:
+            committed = git.call(["rev-parse", "--verify", "--quiet", "--end-of-options", spec])
+            old = committed.stdout.decode().strip() if committed.returncode == 0 else empty_tree_id(repository)
+            new = current.content_id.removeprefix(GIT_PREFIX)
+            output = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new])
+    except GitError:
+        return []
+    names = output.decode("utf-8", "surrogateescape").split("\0")
+    return sorted(name for name in names if name and not ignored(name))
+
+
+def empty_tree_id(repository: Repository) -> str:
+    from freshpass.ledger.trees import empty_tree
+
+    return empty_tree(object_format(repository))
+
+
 def changed_paths(
     root: str | os.PathLike[str],
     old_content_id: str,

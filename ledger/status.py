@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from freshpass.facts.model import ProjectFacts
+from freshpass.facts.model import ProjectFacts, SharedTrust
 from freshpass.ledger.content import ContentSnapshot, changed_paths
 from freshpass.ledger.content import snapshot as take_snapshot
 from freshpass.ledger.store import Evidence, Ledger
@@ -77,8 +77,10 @@ async def root_status(
     *,
     ignore: Iterable[str] = (),
     ignore_prose: bool = True,
+    shared_trust: SharedTrust | None = None,
 ) -> dict[str, Any]:
-    """The status JSON of `root` now (design §4.5).
+    """The status JSON of `root` now (design §4.5), with the shared receipts of its content (design §4.6) judged
+    under `shared_trust` when it trusts anyone, else under the project's `[tool.freshpass.shared]`.
 
     Without `snapshot` the content is read from disk (git runs in a worker thread). Ignore globs are the
     `ignore` argument (settings) plus the facts' own (`[tool.freshpass] ignore`). Raises `ContentError` when the
@@ -99,4 +101,17 @@ async def root_status(
                 changed_paths, root_key, reference.content_id, current, old_manifest=old_manifest
             )
     commands = [command.to_json() for command in facts.verify_commands] if facts is not None else []
-    return build_status(root_key, fresh, newest, changed, commands)
+    status = build_status(root_key, fresh, newest, changed, commands)
+    return await with_shared_receipts(status, current, facts, shared_trust)
+
+
+async def with_shared_receipts(
+    status: dict[str, Any], current: ContentSnapshot, facts: ProjectFacts | None, trust: SharedTrust | None
+) -> dict[str, Any]:
+    """`status` with the shared receipts of `current`'s content (design §4.6)."""
+    from freshpass.ledger.notes import shared_for
+    from freshpass.ledger.shared import effective_trust, with_shared
+
+    policy = effective_trust(trust, facts.shared_trust if facts is not None else None)
+    reading = await asyncio.to_thread(shared_for, current, policy)
+    return with_shared(status, reading.views)

@@ -57,6 +57,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "--json", action="store_true", help="print the receipt JSON on stdout (the command's output goes to stderr)"
     )
     parser.add_argument(
+        "--share",
+        action="store_true",
+        help="also attach the new receipts to git (refs/notes/freshpass; see freshpass share)",
+    )
+    parser.add_argument(
         "command",
         nargs=argparse.REMAINDER,
         metavar="-- COMMAND…",
@@ -88,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("the current directory no longer exists; cd somewhere that does") from None
     command_stdin = _keep_stdin_for_the_command()
     try:
-        return asyncio.run(_run(line, json_output=bool(args.json), command_stdin=command_stdin))
+        return asyncio.run(_run(line, json_output=bool(args.json), command_stdin=command_stdin, share=bool(args.share)))
     finally:
         if command_stdin is not None:
             os.close(command_stdin)
@@ -248,7 +253,7 @@ async def _open_ledger() -> Ledger | LedgerError:
         return exc
 
 
-async def _run(line: str, *, json_output: bool, command_stdin: int | None = None) -> int:
+async def _run(line: str, *, json_output: bool, command_stdin: int | None = None, share: bool = False) -> int:
     import asyncio
     import json
     import signal
@@ -339,6 +344,11 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
     elif not json_output:
         for receipt in receipts:
             _say(_receipt_line(receipt))
+    if share and receipts:
+        from freshpass.commands.share import share_recorded
+
+        for said in await share_recorded([receipt["id"] for receipt in receipts]):
+            _say(said)
     if json_output:
         payload = {
             "exit_code": result.exit_code,

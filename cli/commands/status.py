@@ -133,16 +133,21 @@ def describe_status(status: dict[str, Any], max_paths: int = 10) -> str:
     if evidence is not None:
         verdict = evidence["status"] if headline != "stale" else f"{evidence['status']}, now stale"
         reason = f" ({safe(evidence['reason'])})" if evidence.get("reason") else ""
+        receipt = f"receipt #{evidence['id']}" if evidence.get("id") is not None else "a shared receipt"
         lines.append(
             f"  {evidence['kind']:<9} {safe(evidence['command'])}  → {verdict}{reason}, exit {evidence['exit_code']}, "
-            f"{age(evidence['finished_at'])} (receipt #{evidence['id']}{_tests_text(evidence.get('tests'))})"
+            f"{age(evidence['finished_at'])} ({receipt}{_tests_text(evidence.get('tests'))})"
         )
     for kind, entry in status.get("kinds", {}).items():
         other = entry["evidence"]
-        if evidence is not None and other["id"] == evidence["id"]:
+        if other == evidence:
             continue
         scope = f" ({entry['scope']})" if entry.get("scope") else ""
         lines.append(f"  {kind:<9} {safe(other['command'])}  → {entry['status']}{scope}, {age(other['finished_at'])}")
+    if status.get("shared"):
+        from freshpass.commands.share import describe_shared
+
+        lines += [describe_shared(entry, indent="  shared    ") for entry in status["shared"][:max_paths]]
     changed = status.get("changed_paths") or []
     if changed:
         shown = ", ".join(safe(path) for path in changed[:max_paths])
