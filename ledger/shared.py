@@ -352,11 +352,24 @@ def _globs(value: Any) -> tuple[str, ...]:
 # ---- trust --------------------------------------------------------------------------------------------------------
 
 
-def effective_trust(user: SharedTrust | None, project: SharedTrust | None) -> SharedTrust:
-    """The user's trust settings when they trust anyone, else the project's `[tool.freshpass.shared]`."""
-    if user is not None and user.actors:
-        return user
-    return project if project is not None else SharedTrust()
+@dataclass(frozen=True)
+class SharedOptions:
+    """How a status treats shared receipts: the user's trust settings (`shared.*`; the project's
+    `[tool.freshpass.shared]` applies when they trust no one) and whether the workspace is trusted (an untrusted
+    workspace shows shared receipts and counts none)."""
+
+    trust: SharedTrust | None = None
+    workspace_trusted: bool = True
+
+    def policy(self, project: SharedTrust | None) -> SharedTrust:
+        if self.trust is not None and self.trust.actors:
+            return self.trust
+        return project if project is not None else SharedTrust()
+
+    def judged(self, views: Sequence[SharedView]) -> list[SharedView]:
+        if self.workspace_trusted:
+            return list(views)
+        return [SharedView(view.receipt, view.signature, False, "the workspace is not trusted") for view in views]
 
 
 @dataclass(frozen=True)
@@ -485,6 +498,21 @@ def with_shared(status: Mapping[str, Any], views: Sequence[SharedView]) -> dict[
     headline = fresh[kind]
     result.update(status=headline["status"], scope=headline["scope"], evidence=headline["evidence"], changed_paths=[])
     return result
+
+
+def uncounted_passes(status: Mapping[str, Any], kinds: Sequence[str]) -> str:
+    """For someone told the content is not verified: a shared pass of one of `kinds` on this very content that does
+    not count, and why (an empty text when there is none)."""
+    for entry in status.get("shared") or ():
+        if entry.get("counted") or entry.get("status") != "passed" or entry.get("kind") not in kinds:
+            continue
+        where = f" in {ACTOR_LABELS.get(str(entry.get('actor')), 'an unknown place')}"
+        provider = f" ({entry['provider']})" if entry.get("provider") else ""
+        return (
+            f"A shared receipt says `{entry.get('command')}` passed ({entry.get('scope')}){where}{provider} on this "
+            f"content, but it does not count: {entry.get('why')}."
+        )
+    return ""
 
 
 def label(entry: Mapping[str, Any], ago: str) -> str:

@@ -11,9 +11,10 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from freshpass.facts.model import ProjectFacts, SharedTrust
+from freshpass.facts.model import ProjectFacts
 from freshpass.ledger.content import ContentSnapshot, changed_paths
 from freshpass.ledger.content import snapshot as take_snapshot
+from freshpass.ledger.shared import SharedOptions
 from freshpass.ledger.store import Evidence, Ledger
 
 HEADLINE_KIND = "test"
@@ -77,10 +78,10 @@ async def root_status(
     *,
     ignore: Iterable[str] = (),
     ignore_prose: bool = True,
-    shared_trust: SharedTrust | None = None,
+    shared: SharedOptions | None = None,
 ) -> dict[str, Any]:
-    """The status JSON of `root` now (design §4.5), with the shared receipts of its content (design §4.6) judged
-    under `shared_trust` when it trusts anyone, else under the project's `[tool.freshpass.shared]`.
+    """The status JSON of `root` now (design §4.5), with the shared receipts of its content judged as `shared` says
+    (design §4.6; by default under the project's `[tool.freshpass.shared]`).
 
     Without `snapshot` the content is read from disk (git runs in a worker thread). Ignore globs are the
     `ignore` argument (settings) plus the facts' own (`[tool.freshpass] ignore`). Raises `ContentError` when the
@@ -102,16 +103,16 @@ async def root_status(
             )
     commands = [command.to_json() for command in facts.verify_commands] if facts is not None else []
     status = build_status(root_key, fresh, newest, changed, commands)
-    return await with_shared_receipts(status, current, facts, shared_trust)
+    return await with_shared_receipts(status, current, facts, shared or SharedOptions())
 
 
 async def with_shared_receipts(
-    status: dict[str, Any], current: ContentSnapshot, facts: ProjectFacts | None, trust: SharedTrust | None
+    status: dict[str, Any], current: ContentSnapshot, facts: ProjectFacts | None, shared: SharedOptions
 ) -> dict[str, Any]:
     """`status` with the shared receipts of `current`'s content (design §4.6)."""
     from freshpass.ledger.notes import shared_for
-    from freshpass.ledger.shared import effective_trust, with_shared
+    from freshpass.ledger.shared import with_shared
 
-    policy = effective_trust(trust, facts.shared_trust if facts is not None else None)
+    policy = shared.policy(facts.shared_trust if facts is not None else None)
     reading = await asyncio.to_thread(shared_for, current, policy)
-    return with_shared(status, reading.views)
+    return with_shared(status, shared.judged(reading.views))

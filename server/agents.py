@@ -30,11 +30,13 @@ from urllib.parse import unquote, urlparse
 
 import pathspec
 from freshpass.ledger.content import PROSE_KEPT, prose_globs
+from freshpass.ledger.shared import uncounted_passes
 from freshpass.server import settings_defaults
 
 if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
+    from freshpass.ledger.shared import SharedOptions
 
 Verdict = Literal["verified", "nudge", "exhausted", "not_applicable"]
 SCOPE_RANK = {"targeted": 0, "full": 1}
@@ -287,9 +289,11 @@ def decide(
             done = pass_receipt
     if done is not None:
         command = _quote(done.get("command") or done.get("canonical_command") or done.get("kind"))
+        shared = done.get("shared")
+        source = f" (a shared receipt from {shared.get('actor')})" if isinstance(shared, Mapping) else ""
         return Decision(
             "verified",
-            f"freshpass: verified: {command} passed ({done.get('scope')}) against the current content.",
+            f"freshpass: verified: {command} passed ({done.get('scope')}){source} against the current content.",
             commands,
             current_status,
             nudges_left=left,
@@ -309,6 +313,7 @@ def decide(
 
     what = _what_changed(uncovered)
     gap = _evidence_gap(current_status, rules, receipts)
+    gap = " ".join(filter(None, (gap, uncounted_passes(current_status, rules.kinds))))
     if nudges_used < budget:
         return Decision(
             "nudge",
@@ -487,6 +492,7 @@ async def evaluate(
     ignore_prose: bool = True,
     snapshot: ContentSnapshot | None = None,
     record: bool = True,
+    shared: SharedOptions | None = None,
 ) -> Decision:
     """Gather the inputs of `decide` for `root` from the ledger and the repository, decide, and spend the budget.
 
@@ -516,7 +522,9 @@ async def evaluate(
     current: ContentSnapshot = (
         snapshot if snapshot is not None else await asyncio.to_thread(take_snapshot, root_key, globs, ignore_prose)
     )
-    status = await root_status(ledger, root_key, root_facts, current, ignore=ignore, ignore_prose=ignore_prose)
+    status = await root_status(
+        ledger, root_key, root_facts, current, ignore=ignore, ignore_prose=ignore_prose, shared=shared
+    )
     history = await pass_history(ledger, root_key, current.content_id, rules, status)
 
     known = relative_paths(changed_paths, root)
@@ -606,6 +614,7 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
             facts=facts,
             ignore=list(settings.ignore),
             ignore_prose=settings.ignore_prose,
+            shared=server.shared_options(),
         )
     except (LedgerError, ContentError) as exc:
         return Decision(

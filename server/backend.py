@@ -16,6 +16,7 @@ from typing import Any
 
 from freshpass.facts.model import ProjectFacts
 from freshpass.ledger.content import ContentError, ContentSnapshot, changed_paths, snapshot
+from freshpass.ledger.shared import SharedOptions
 from freshpass.ledger.store import EvidenceDraft, Ledger, LedgerError
 from lsprotocol import types
 
@@ -42,6 +43,7 @@ def unavailable_status(root: Path, facts: ProjectFacts | None) -> dict[str, Any]
         "evidence": None,
         "changed_paths": [],
         "verify_commands": [c.to_json() for c in facts.verify_commands] if facts else [],
+        "shared": [],
     }
 
 
@@ -104,14 +106,20 @@ class Backend:
     def _ledger_failed(self, exc: LedgerError) -> None:
         self.say_once(types.MessageType.Warning, f"freshpass: the ledger is unavailable right now: {exc}")
 
-    async def status(self, root: Path, facts: ProjectFacts | None, snap: ContentSnapshot | None) -> dict[str, Any]:
+    async def status(
+        self,
+        root: Path,
+        facts: ProjectFacts | None,
+        snap: ContentSnapshot | None,
+        shared: SharedOptions | None = None,
+    ) -> dict[str, Any]:
         from freshpass.ledger.status import root_status
 
         ledger = await self.open()
         if ledger is None or facts is None:
             return unavailable_status(root, facts)
         try:
-            return dict(await root_status(ledger, root, facts, snapshot=snap))
+            return dict(await root_status(ledger, root, facts, snapshot=snap, shared=shared))
         except LedgerError as exc:
             self._ledger_failed(exc)
             return unavailable_status(root, facts)

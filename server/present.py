@@ -12,6 +12,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from freshpass.ledger.shared import label as shared_label
+
 STALE_STATUSES = ("stale", "unverified")
 
 
@@ -97,6 +99,8 @@ def lens_title(status: Mapping[str, Any], now: float | None = None, *, changed_c
         return "⚠ unverified · no receipt yet"
     when = age(parse_time(evidence.get("finished_at")), now)
     command = evidence_command(evidence)
+    if evidence.get("shared") and state != "stale":  # a counted shared receipt (design §4.6): who ran it
+        return f"{shared_label(evidence, when)} · {command}"
     if state == "stale":
         return f"⚠ unverified · {plural(changed, 'file')} changed · since {command} {evidence.get('status')} {when}"
     if state == "failed":
@@ -105,6 +109,36 @@ def lens_title(status: Mapping[str, Any], now: float | None = None, *, changed_c
     if status.get("scope") == "targeted" or evidence.get("scope") == "targeted":
         return f"◐ targeted · {command} · {when}"
     return f"✓ full · {command} · {when}"
+
+
+def shared_lens_title(status: Mapping[str, Any], now: float | None = None) -> str | None:
+    """The lens of a shared receipt of this content that the status does not stand on (design §4.6):
+    `shared ✓ full · CI · 2 h ago · not counted`. None when there is none, or when the status lens shows it."""
+    entries = [entry for entry in status.get("shared") or () if isinstance(entry, Mapping)]
+    headline = evidence_of(status)
+    if not entries or (headline is not None and headline.get("shared")):
+        return None
+    entry = next((entry for entry in entries if entry.get("kind") == "test"), entries[0])
+    standing = "a local run wins" if entry.get("counted") else "not counted"
+    return f"shared {shared_label(entry, age(parse_time(entry.get('finished_at')), now))} · {standing}"
+
+
+def shared_lines(status: Mapping[str, Any], now: float | None = None, limit: int = 5) -> list[str]:
+    """Markdown list items for the shared receipts of this content: what, who, when, whether it counts and why."""
+    lines = []
+    for entry in list(status.get("shared") or ())[:limit]:
+        if not isinstance(entry, Mapping):
+            continue
+        who = shared_label(entry, age(parse_time(entry.get("finished_at")), now))
+        where = ", ".join(str(part) for part in (entry.get("provider"), entry.get("signer")) if part)
+        counted = "counts" if entry.get("counted") else f"does not count: {entry.get('why')}"
+        lines.append(f"- {who} `{evidence_command(entry)}`" + (f" ({where})" if where else "") + f" — {counted}")
+    return lines
+
+
+def _shared_actor(evidence: Mapping[str, Any]) -> str | None:
+    shared = evidence.get("shared")
+    return f"{shared.get('actor')} (shared)" if isinstance(shared, Mapping) else None
 
 
 def run_lens_title(command: str) -> str:
@@ -173,13 +207,13 @@ def hover_markdown(
         when = f"{clock(finished)} ({age(finished, now)})" if finished is not None else "unknown"
         tests = evidence.get("tests")
         rows = [
-            ("receipt", f"#{evidence.get('id', '?')}"),
+            ("receipt", f"#{evidence['id']}" if evidence.get("id") is not None else "shared"),
             ("command", f"`{evidence_command(evidence)}`"),
             ("kind", str(evidence.get("kind") or "?")),
             ("scope", str(evidence.get("scope") or "?")),
             ("result", evidence_result(evidence)),
             ("when", when),
-            ("by", str(evidence.get("session") or evidence.get("actor") or "unknown")),
+            ("by", str(evidence.get("session") or evidence.get("actor") or _shared_actor(evidence) or "unknown")),
         ]
         if isinstance(tests, Mapping) and tests:
             rows.append(("tests", ", ".join(f"{value} {name}" for name, value in tests.items())))
@@ -193,6 +227,9 @@ def hover_markdown(
     elif state in ("passed", "failed"):
         lines.append("The receipt ran against exactly the content this root has now.")
         lines.append("")
+    shared = shared_lines(status, now)
+    if shared:
+        lines += ["**Shared receipts** of this content (`refs/notes/freshpass`):", *shared, ""]
     if path is not None and unsaved:
         lines.append(f"Unsaved changes in `{path}` are not covered: save them, then verify.")
         lines.append("")
