@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _ledger_report import TABLE_HEAD, row, write_section
+from freshpass.evidence.status import root_status
 from freshpass.ledger.content import ContentSnapshot
-from freshpass.ledger.status import root_status
 from freshpass.ledger.store import EvidenceDraft, Ledger, Retention
 
 HOT_ROOT = "/home/dev/src/hot-project"

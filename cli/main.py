@@ -13,8 +13,11 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from freshpass import __version__
+from freshpass.commands import UsageError
 
-# name -> one-line help; the module is freshpass.commands.<name> (hyphens become underscores)
+# name -> one-line help; the module is freshpass.commands.<name> (hyphens become underscores), except the doors
+# that are not the command line's own (the language server): this module is the one place that knows both.
+ELSEWHERE = {"serve": "freshpass.server.serve"}
 SUBCOMMANDS: dict[str, str] = {
     "facts": "list the verify commands this project declares",
     "classify": "explain what a command line would count as (runs nothing)",
@@ -26,10 +29,6 @@ SUBCOMMANDS: dict[str, str] = {
     "serve": "the language server (stdio by default)",
     "hook": "stop-hook adapters for coding agents",
 }
-
-
-class UsageError(Exception):
-    """A usage error in a subcommand: reported as one line, exit 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"freshpass {__version__}")
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
     for name, help_text in SUBCOMMANDS.items():
-        module = importlib.import_module(f"freshpass.commands.{name.replace('-', '_')}")
+        module = importlib.import_module(ELSEWHERE.get(name) or f"freshpass.commands.{name.replace('-', '_')}")
         sub = subparsers.add_parser(name, help=help_text, description=help_text)
         module.add_parser(sub)
         sub.set_defaults(_module=module)
@@ -75,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args._module.run(args) or 0)
     except UsageError as exc:
-        from freshpass.terminal import say
+        from freshpass.runner.terminal import say
 
         say(f"freshpass {args.subcommand}: {exc}")
         return 2

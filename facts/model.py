@@ -124,7 +124,7 @@ class Problem:
 
 
 # Who a shared receipt says ran it (design §4.6).
-ACTORS = ("ci", "person", "agent")
+SHARED_ACTORS = ("ci", "person", "agent")
 
 
 @dataclass(frozen=True)
@@ -137,9 +137,9 @@ class SharedTrust:
     allowed_signers: str = ""  # git's ssh allowed-signers file; a relative path is relative to the root
 
     def __post_init__(self) -> None:
-        unknown = [actor for actor in self.actors if actor not in ACTORS]
+        unknown = [actor for actor in self.actors if actor not in SHARED_ACTORS]
         if unknown:
-            raise ValueError(f"{', '.join(map(repr, unknown))} is not one of {', '.join(ACTORS)}")
+            raise ValueError(f"{', '.join(map(repr, unknown))} is not one of {', '.join(SHARED_ACTORS)}")
 
     @property
     def checks_signatures(self) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from freshpass.facts.model import ACTORS, KINDS, SharedTrust
+from freshpass.facts.model import KINDS, SHARED_ACTORS, SharedTrust
 from freshpass.ledger.redact import redact
 from freshpass.ledger.store import SCOPES, STATUSES, Evidence, iso_time
 from freshpass.ledger.summary import TestCounts
@@ -166,13 +166,13 @@ def ci_provenance(environ: Mapping[str, str] | None = None) -> Provenance | None
 
 
 def provenance_for(evidence: Evidence, actor: str | None, environ: Mapping[str, str] | None = None) -> Provenance:
-    """Who a shared receipt says ran it: `actor` when given, else `ci` inside a CI service, `agent` for receipts an
-    agent recorded, `person` otherwise."""
+    """Who a shared receipt says ran it: `actor` when given, else `ci` inside a CI service or for receipts recorded
+    in one, `agent` for receipts an agent recorded, `person` otherwise."""
     found = ci_provenance(environ)
     if actor is None:
-        actor = found.actor if found else ("agent" if evidence.actor == "agent" else "person")
-    if actor not in ACTORS:
-        raise ValueError(f"actor {actor!r} is not one of {', '.join(ACTORS)}")
+        actor = "ci" if found or evidence.actor == "ci" else ("agent" if evidence.actor == "agent" else "person")
+    if actor not in SHARED_ACTORS:
+        raise ValueError(f"actor {actor!r} is not one of {', '.join(SHARED_ACTORS)}")
     return Provenance(actor, found.provider if found else "", found.job_url if found else "")
 
 
@@ -248,7 +248,7 @@ def parse_line(line: str, *, content: str, root: str) -> SharedReceipt:
         started_at=_time(data, "started_at"),
         finished_at=_time(data, "finished_at"),
         duration_ms=_count(data, "duration_ms"),
-        actor=_choice(data, "actor", ACTORS),
+        actor=_choice(data, "actor", SHARED_ACTORS),
         provider=_matching(data, "provider", _PROVIDER, empty=True),
         job_url=_url(data["job_url"]),
         commit=_matching(data, "commit", _OBJECT_ID, empty=True),
@@ -525,7 +525,7 @@ def label(entry: Mapping[str, Any], ago: str) -> str:
 
 
 __all__ = [
-    "ACTORS",
+    "SHARED_ACTORS",
     "LineRejected",
     "Provenance",
     "SharedReceipt",

@@ -11,8 +11,8 @@ import contextlib
 import time
 from typing import TextIO
 
+from freshpass.runner.terminal import safe
 from freshpass.runner.verify import CommandRun, PlannedCommand, VerifyReporter, VerifyResult
-from freshpass.terminal import safe
 
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 

@@ -113,7 +113,7 @@ class Backend:
         snap: ContentSnapshot | None,
         shared: SharedOptions | None = None,
     ) -> dict[str, Any]:
-        from freshpass.ledger.status import root_status
+        from freshpass.evidence.status import root_status
 
         ledger = await self.open()
         if ledger is None or facts is None:
@@ -167,7 +167,7 @@ class Backend:
         so a repository that makes detection slow never piles up threads), or this one took longer than
         `DETECT_WAIT` — the caller goes on with what it has, and the result arrives later through `on_late_facts`.
         A detection that fails gives empty facts and one log line."""
-        from freshpass.detection import Unavailable, in_thread, wait_bounded
+        from freshpass.evidence.detection import Unavailable, in_thread, wait_bounded
 
         running = self._detecting.get(root)
         if running is not None and not running.done():

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from freshpass.evidence.agents import run_line
 from freshpass.facts.files import DOCUMENT_LIMIT, read_regular
 from freshpass.server import present
-from freshpass.server.agents import run_line
 from freshpass.server.fastpath import BlobLookup, git_blob_id, tree_of
 from freshpass.server.feature import Feature
 from freshpass.server.state import DocumentRef, Refresh, RootState

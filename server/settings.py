@@ -1,7 +1,7 @@
 """The server's settings: one typed object, read leniently.
 
 The names and defaults come from the root `package.json` `contributes.configuration`, their one source, through
-the generated `freshpass.server.settings_defaults` (scripts/gen-settings; docs/configuration.md lists them). Values
+the generated `freshpass.evidence.settings_defaults` (scripts/gen-settings; docs/configuration.md lists them). Values
 arrive from `initializationOptions` (nested as VS Code's
 `getConfiguration("freshpass")` returns it), from `workspace/configuration` section `freshpass`, and again on
 `workspace/didChangeConfiguration`. Both nested objects (`{"diagnostics": {"severity": …}}`) and dotted keys
@@ -16,8 +16,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from freshpass.facts.model import ACTORS, SharedTrust
-from freshpass.server import settings_defaults as defaults
+from freshpass.evidence import settings_defaults as defaults
+from freshpass.facts.model import SHARED_ACTORS, SharedTrust
 from lsprotocol import types
 
 SEVERITIES: dict[str, types.DiagnosticSeverity] = {
@@ -94,8 +94,8 @@ def _kinds(value: Any) -> tuple[str, ...]:
 
 def _actors(value: Any) -> tuple[str, ...]:
     actors = _strings(value)
-    if any(actor not in ACTORS for actor in actors):
-        raise ValueError(f"expected a list of {', '.join(ACTORS)}")
+    if any(actor not in SHARED_ACTORS for actor in actors):
+        raise ValueError(f"expected a list of {', '.join(SHARED_ACTORS)}")
     return actors
 
 

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freshpass.ledger.store import EvidenceDraft
-from freshpass.ledger.summary import parse_test_counts
+from freshpass.evidence.receipts import Actor, Content, Finished, receipts_for
 from freshpass.runner.process import DEFAULT_GRACE, ProcessResult, run_shell
 from freshpass.server.feature import Feature, Handler
 from freshpass.server.lenses import targeted_command
@@ -69,57 +68,6 @@ class RunningVerify:
 class Plan:
     line: str
     cwd: Path
-
-
-def drafts_from(
-    classification: Any,
-    result: ProcessResult,
-    *,
-    root: RootState,
-    line: str,
-    cwd: Path,
-    content_id: str,
-    session: str,
-    actor: str,
-    stale_at_record: bool,
-) -> list[EvidenceDraft]:
-    """One receipt per recognised command of a finished run (`make lint && make test` proves both), none when the
-    run is not evidence (no match, or its exit status does not belong to the match: design §3.2)."""
-    if not classification.matched or not classification.attributable:
-        return []
-    text = result.output.text()
-    counts = parse_test_counts(text)
-    status = classification.status or ("passed" if result.exit_code == 0 else "failed")
-    drafts: list[EvidenceDraft] = []
-    seen: set[tuple[str, str]] = set()
-    for match in classification.matches or ():
-        if (match.canonical_command, match.kind) in seen:
-            continue
-        seen.add((match.canonical_command, match.kind))
-        draft = EvidenceDraft(
-            root=str(root.path),
-            command=line,
-            canonical_command=match.canonical_command,
-            kind=match.kind,
-            scope=match.scope,
-            status=status,
-            content_id=content_id,
-            started_at=result.started_at,
-            finished_at=result.finished_at,
-            exit_code=result.exit_code,
-            reason=classification.reason,
-            approved=bool(match.approved),
-            cwd=str(cwd),
-            session=session,
-            actor=actor,
-            stale_at_record=stale_at_record,
-            details={"source": match.source, "args": list(match.args)},
-        )
-        draft.set_output(text, result.output.omitted)
-        if counts is not None and match.kind == "test":
-            draft.tests_passed, draft.tests_failed, draft.tests_skipped = counts.passed, counts.failed, counts.skipped
-        drafts.append(draft)
-    return drafts
 
 
 class VerifyFeature(Feature):
@@ -272,18 +220,19 @@ class VerifyFeature(Feature):
             exit_code=result.exit_code,
             output=result.output.text(),
         )
-        drafts = drafts_from(
-            classification,
-            result,
-            root=root,
-            line=line,
-            cwd=cwd,
-            content_id=content_id,
-            session=session or self.server.session_id,
-            actor="agent" if self.server.is_agent else "editor",
-            stale_at_record=stale_at_record,
+        finished = Finished(
+            line,
+            str(cwd),
+            result.exit_code,
+            result.output.text(),
+            result.output.omitted,
+            result.started_at,
+            result.finished_at,
         )
-        recorded = [await self.server.backend.record(draft, manifest) for draft in drafts]
+        actor = Actor("agent" if self.server.is_agent else "editor", session or self.server.session_id)
+        content = Content(str(root.path), content_id, stale_at_record, manifest)
+        drafts = receipts_for(classification, finished, actor, lambda _match: content)
+        recorded = [await self.server.backend.record(pending.draft, manifest) for pending in drafts]
         receipts = [receipt for receipt in recorded if receipt is not None]
         # The headline receipt: the test one when the line ran tests (matches the classification's headline).
         headline = next((r for r in receipts if r.kind == classification.kind), receipts[0] if receipts else None)

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from freshpass.main import UsageError
+from freshpass.commands import UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -66,8 +66,8 @@ def _facts_for(cwd: Path) -> tuple[Path | None, Any]:
     package_root = find_package_root(cwd, root)
     import asyncio
 
-    from freshpass.detection import Unavailable, detect_bounded
-    from freshpass.terminal import say
+    from freshpass.evidence.detection import Unavailable, detect_bounded
+    from freshpass.runner.terminal import say
 
     try:
         return package_root, asyncio.run(detect_bounded(package_root))
@@ -141,7 +141,7 @@ def _human(line: str, result: Any, root: Path | None, exit_code: int | None) -> 
 
 
 def _table(rows: list[tuple[str, str]]) -> str:
-    from freshpass.terminal import safe
+    from freshpass.runner.terminal import safe
 
     width = max(len(key) for key, _ in rows)
     return "\n".join(f"{key:<{width}}  {safe(value)}" for key, value in rows)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from freshpass.main import UsageError
+from freshpass.commands import UsageError
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from freshpass.facts.detect import detect_facts
     from freshpass.facts.model import ProjectFacts
     from freshpass.facts.roots import find_root
-    from freshpass.terminal import safe
+    from freshpass.runner.terminal import safe
 
     detach_stdin()  # a manifest that is a symlink to /dev/stdin must not wait for the user's typing
 
@@ -63,7 +63,7 @@ def _print_json(data: dict[str, Any]) -> None:
 def render_human(data: dict[str, Any], *, show_all: bool = False) -> str:
     """The check a click runs for each kind first, with its equivalents under it; then the project's other checks;
     then (with --all) what was set aside and why; then problems. Every line is made safe for a terminal
-    (freshpass.terminal): commands, paths and messages come from the repository."""
+    (freshpass.runner.terminal): commands, paths and messages come from the repository."""
     lines = [f"root: {data['root']}"]
     if data["package_managers"]:
         lines.append(f"package managers: {', '.join(data['package_managers'])}")
@@ -102,7 +102,7 @@ def render_human(data: dict[str, Any], *, show_all: bool = False) -> str:
         lines.append("")
         lines.append("problems:")
         lines.extend(f"  {p['file']}: {p['message']}" for p in data["problems"])
-    from freshpass.terminal import safe
+    from freshpass.runner.terminal import safe
 
     return "\n".join(safe(line) for line in lines) + "\n"
 

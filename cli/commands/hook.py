@@ -22,12 +22,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freshpass.main import UsageError
-from freshpass.server import settings_defaults as defaults
-from freshpass.terminal import say
+from freshpass.commands import UsageError
+from freshpass.evidence import settings_defaults as defaults
+from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
-    from freshpass.server.agents import Decision, DoneRules
+    from freshpass.evidence.agents import Decision, DoneRules
 
 EXIT_ALLOW = 0
 EXIT_NUDGE = 2  # `hook check`: a nudge is due; the message is on stderr
@@ -90,7 +90,7 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def _rules(args: argparse.Namespace) -> DoneRules:
-    from freshpass.server.agents import DoneRules
+    from freshpass.evidence.agents import DoneRules
 
     if args.budget < 0:
         raise UsageError(f"--budget must be 0 or more, got {args.budget}")
@@ -98,9 +98,9 @@ def _rules(args: argparse.Namespace) -> DoneRules:
 
 
 async def _evaluate(path: Path, session: str, rules: DoneRules, edited: Sequence[str] = ()) -> Decision:
+    from freshpass.evidence.agents import Decision, evaluate
     from freshpass.facts.roots import find_root
     from freshpass.ledger.store import Ledger
-    from freshpass.server.agents import Decision, evaluate
 
     root = find_root(path)
     if root is None:

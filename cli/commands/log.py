@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from freshpass.terminal import safe, say
+from freshpass.runner.terminal import safe, say
 
 DEFAULT_LIMIT = 20
 

@@ -15,9 +15,9 @@ the line can count as evidence, the ledger is opened while the command runs, and
 read while the output is classified.
 
 Reading the repository never stands between the user and the command: facts detection and content snapshots run
-in daemon threads with a deadline (`freshpass.detection`), Ctrl-C and SIGTERM are heard while they run, and when
-they fail or overrun the command still runs — freshpass then records nothing and says why in one line. freshpass
-itself never reads the terminal: the command gets the original stdin, freshpass's own descriptor 0 is
+in daemon threads with a deadline (`freshpass.evidence.detection`), Ctrl-C and SIGTERM are heard while they run,
+and when they fail or overrun the command still runs — freshpass then records nothing and says why in one line.
+freshpass itself never reads the terminal: the command gets the original stdin, freshpass's own descriptor 0 is
 `/dev/null` (a repository's `Makefile -> /dev/stdin` reads as empty instead of eating the user's typing).
 """
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freshpass.main import UsageError
+from freshpass.commands import UsageError
 
 if TYPE_CHECKING:
     import asyncio
@@ -41,9 +41,6 @@ if TYPE_CHECKING:
     from freshpass.ledger.content import ContentSnapshot
     from freshpass.ledger.store import Ledger, LedgerError
     from freshpass.runner.process import ProcessResult
-
-SESSION_ENV = "FRESHPASS_SESSION"
-ACTOR_ENV = "FRESHPASS_ACTOR"
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -76,11 +73,6 @@ def command_line(words: list[str]) -> str:
     if not words or not any(word.strip() for word in words):
         raise UsageError("give the command to run after --, e.g. freshpass run -- pytest -q")
     return words[0] if len(words) == 1 else shlex.join(words)
-
-
-def session_id() -> str:
-    """`$FRESHPASS_SESSION`, else this terminal: the shell that started us."""
-    return os.environ.get(SESSION_ENV, "").strip() or f"terminal:{os.getppid()}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,7 +110,7 @@ def _keep_stdin_for_the_command() -> int | None:
 
 
 def _say(message: str) -> None:
-    from freshpass.terminal import safe
+    from freshpass.runner.terminal import safe
 
     try:
         print(f"freshpass: {safe(message)}", file=sys.stderr, flush=True)
@@ -160,7 +152,7 @@ async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tupl
     Raises `Interrupted` when a signal arrives meanwhile. When the facts cannot be read (an exception, or longer
     than the deadline) the plan says why (`unreadable`) and nothing will be recorded.
     """
-    from freshpass.detection import Unavailable, detect_bounded, in_thread
+    from freshpass.evidence.detection import Unavailable, detect_bounded, in_thread
     from freshpass.facts.classify import classify
     from freshpass.facts.roots import find_package_root, find_root
 
@@ -219,7 +211,7 @@ def _ignore_outcome(future: asyncio.Future[Any]) -> None:
 async def _settle(
     future: asyncio.Future[ContentSnapshot], path: Path, when: str, interrupt: asyncio.Event | None = None
 ) -> ContentSnapshot | None:
-    from freshpass.detection import Unavailable, wait_bounded
+    from freshpass.evidence.detection import Unavailable, wait_bounded
     from freshpass.ledger.content import ContentError
 
     try:
@@ -236,7 +228,7 @@ async def _snapshots(
 ) -> dict[str, ContentSnapshot]:
     if not roots:
         return {}
-    from freshpass.detection import in_thread
+    from freshpass.evidence.detection import in_thread
     from freshpass.ledger.content import snapshot
 
     reading = {key: in_thread(snapshot, path, ignore, name="freshpass-content") for key, path in roots.items()}
@@ -258,7 +250,7 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
     import json
     import signal
 
-    from freshpass.detection import Interrupted
+    from freshpass.evidence.detection import Interrupted
     from freshpass.runner.process import binary_stream, run_shell
 
     loop = asyncio.get_running_loop()
@@ -469,46 +461,30 @@ async def _record(
     *,
     with_status: bool,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
-    from freshpass.detection import Unavailable, detect_bounded
-    from freshpass.ledger.status import root_status
-    from freshpass.ledger.store import EvidenceDraft, LedgerError
-    from freshpass.ledger.summary import parse_test_counts
+    from freshpass.evidence.detection import Unavailable, detect_bounded
+    from freshpass.evidence.receipts import Content, Finished, actor_from_environment, receipts_for
+    from freshpass.evidence.status import root_status
+    from freshpass.ledger.store import LedgerError
 
-    counts = parse_test_counts(output)
-    status = outcome.status or ("passed" if result.exit_code == 0 else "failed")
+    finished = Finished(
+        line, str(plan.cwd), result.exit_code, output, result.output.omitted, result.started_at, result.finished_at
+    )
+
+    def content_of(match: Any) -> Content | None:
+        key = str(plan.root_of(match))
+        start = before.get(key)
+        if start is None:
+            return None  # its content was unreadable before the run (already said) or the match is new
+        end = after.get(key)
+        return Content(key, start.content_id, end is None or end.content_id != start.content_id, start.manifest)
+
     receipts: list[dict[str, Any]] = []
     statuses: list[dict[str, Any]] = []
     try:
-        for match in outcome.matches:
-            match_root = str(plan.root_of(match))
-            start = before.get(match_root)
-            if start is None:
-                continue  # its content was unreadable before the run (already said) or the match is new
+        for pending in receipts_for(outcome, finished, actor_from_environment(), content_of):
+            match_root = pending.content.root
             end = after.get(match_root)
-            draft = EvidenceDraft(
-                root=match_root,
-                command=line,
-                canonical_command=match.canonical_command,
-                kind=match.kind,
-                scope=match.scope,
-                status=status,
-                content_id=start.content_id,
-                started_at=result.started_at,
-                finished_at=result.finished_at,
-                exit_code=result.exit_code,
-                reason=outcome.reason,
-                approved=match.approved,
-                cwd=str(plan.cwd),
-                session=session_id(),
-                actor=os.environ.get(ACTOR_ENV, "").strip() or "terminal",
-                stale_at_record=end is None or end.content_id != start.content_id,
-                details={"source": match.source, "args": list(match.args)},
-            )
-            draft.set_output(output, result.output.omitted)
-            if counts is not None and match.kind == "test":
-                draft.tests_passed, draft.tests_failed = counts.passed, counts.failed
-                draft.tests_skipped = counts.skipped
-            evidence = await ledger.record(draft, manifest=start.manifest)
+            evidence = await ledger.record(pending.draft, manifest=pending.content.manifest)
             receipts.append(evidence.to_json())
             if with_status and end is not None and all(existing["root"] != match_root for existing in statuses):
                 facts = plan.facts

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freshpass.main import UsageError
-from freshpass.terminal import safe, say
+from freshpass.commands import UsageError
+from freshpass.runner.terminal import safe, say
 
 if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts

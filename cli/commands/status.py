@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freshpass.main import UsageError
-from freshpass.terminal import say
+from freshpass.commands import UsageError
+from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts
@@ -69,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
 async def _status(root: Path, *, json_output: bool) -> int:
     import json
 
+    from freshpass.evidence.status import root_status
     from freshpass.ledger.content import ContentError
-    from freshpass.ledger.status import root_status
     from freshpass.ledger.store import Ledger, LedgerError
 
     facts = await read_facts(root, "status")
@@ -92,7 +92,7 @@ async def _status(root: Path, *, json_output: bool) -> int:
 
 async def read_facts(root: Path, command: str) -> ProjectFacts | None:
     """The root's facts, or None (after one line on stderr) when they cannot be read in time."""
-    from freshpass.detection import Unavailable, detect_bounded
+    from freshpass.evidence.detection import Unavailable, detect_bounded
 
     try:
         return await detect_bounded(root)
@@ -124,7 +124,7 @@ def _tests_text(tests: dict[str, int] | None) -> str:
 def describe_status(status: dict[str, Any], max_paths: int = 10) -> str:
     """The human status block: status, scope, command, age, changed paths, what to run. Every text that came from
     a repository or a command (root, command lines, reasons, file names) is made safe for a terminal."""
-    from freshpass.terminal import safe
+    from freshpass.runner.terminal import safe
 
     headline = status["status"]
     title = f"{headline} ({status['scope']})" if status.get("scope") else headline

@@ -20,14 +20,13 @@ group and was stopped).
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freshpass.main import UsageError
-from freshpass.terminal import say
+from freshpass.commands import UsageError
+from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts
@@ -85,7 +84,7 @@ def _project_root(path_arg: str) -> Path:
 
 
 def _describe_recipe(recipe: dict[str, Any]) -> str:
-    from freshpass.terminal import safe
+    from freshpass.runner.terminal import safe
 
     lines = [f"recipe ({safe(recipe.get('source', '?'))}):"]
     for phase in PHASE_NAMES:
@@ -142,34 +141,32 @@ async def _record(
     """Record the run's receipt; returns (evidence or None, a message when it could not be recorded)."""
     import asyncio
 
+    from freshpass.evidence.receipts import Content, Finished, actor_from_environment, receipt
     from freshpass.ledger.content import ContentError, snapshot
-    from freshpass.ledger.store import EvidenceDraft, Ledger, LedgerError
+    from freshpass.ledger.store import Ledger, LedgerError
 
     try:
         content_after = await asyncio.to_thread(snapshot, plan.root, ignore)
     except ContentError as exc:
         return None, f"evidence not recorded: {exc}"
     kind, approved = _receipt_kind(plan, result, facts)
-    draft = EvidenceDraft(
-        root=str(plan.root),
-        command=shlex.join(["freshpass", *sys.argv[1:]]) if sys.argv[1:2] == ["verify"] else _canonical(args),
+    line = shlex.join(["freshpass", *sys.argv[1:]]) if sys.argv[1:2] == ["verify"] else _canonical(args)
+    draft = receipt(
+        finished=Finished(
+            line, str(plan.root), result.exit_code, result.output_text(), 0, result.started_at, result.finished_at
+        ),
+        actor=actor_from_environment(),
+        content=Content(
+            str(plan.root), content_before.content_id, content_after.content_id != content_before.content_id
+        ),
         canonical_command=_canonical(args),
         kind=kind,
         scope=plan.scope,
         status="passed" if result.passed else "failed",
-        content_id=content_before.content_id,
-        started_at=result.started_at,
-        finished_at=result.finished_at,
-        exit_code=result.exit_code,
-        reason=result.reason,
         approved=approved,
-        cwd=str(plan.root),
-        session=os.environ.get("FRESHPASS_SESSION", ""),
-        actor="ci" if os.environ.get("CI") else "terminal",
-        stale_at_record=content_after.content_id != content_before.content_id,
+        reason=result.reason,
         details={"verify": result.to_json()},
     )
-    draft.set_output(result.output_text())
     try:
         ledger = await Ledger.open()
         for warning in ledger.warnings:
@@ -243,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from freshpass.commands.status import detach_stdin
-    from freshpass.detection import Unavailable, detect_bounded
+    from freshpass.evidence.detection import Unavailable, detect_bounded
     from freshpass.facts.recipes import load_recipe, recipe_for, save_recipe
     from freshpass.runner.verify import VerifyPlanError, compose_preflight, plan_verify
 
@@ -315,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_summary(result: VerifyResult, evidence: Any) -> None:
-    from freshpass.terminal import safe
+    from freshpass.runner.terminal import safe
 
     plan = result.plan
     ran = ", ".join(result.ran_phases) or "nothing"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from freshpass.facts.model import ACTORS, KINDS, Kind, SharedTrust
+from freshpass.facts.model import KINDS, SHARED_ACTORS, Kind, SharedTrust
 
 from .base import Candidate, Collector, get_path, normalise_cwd
 
@@ -89,9 +89,9 @@ def _read_shared(c: Collector, shared: Any, rel: str, where: str) -> None:
             c.problem(rel, f"{where}shared.{key} must be an array of strings")
             return
         values[attribute] = tuple(value)
-    unknown = [actor for actor in values["actors"] if actor not in ACTORS]
+    unknown = [actor for actor in values["actors"] if actor not in SHARED_ACTORS]
     if unknown:
-        c.problem(rel, f"{where}shared.trust: {', '.join(unknown)} is not one of {', '.join(ACTORS)}")
+        c.problem(rel, f"{where}shared.trust: {', '.join(unknown)} is not one of {', '.join(SHARED_ACTORS)}")
         return
     allowed = shared.get("allowed_signers", "")
     if not isinstance(allowed, str) or allowed.startswith("/") or normalise_cwd(allowed or ".").startswith(".."):

@@ -3,8 +3,8 @@
 Facts detection ran past 15 s on it; the server stopped answering (even with `trusted: false`) and `freshpass run`
 never started the command and ignored SIGINT/SIGTERM while detection blocked its event loop. Now facts detection
 refuses such a file at once (what its aliases expand to is bounded, text included), and detection runs off the
-event loop with a deadline anyway (freshpass.detection; the server's Backend.facts): `run` starts the command — and
-hears signals — whatever detection does, which the tests show with a detection stuck on purpose.
+event loop with a deadline anyway (freshpass.evidence.detection; the server's Backend.facts): `run` starts the
+command — and hears signals — whatever detection does, which the tests show with a detection stuck on purpose.
 """
 
 from __future__ import annotations

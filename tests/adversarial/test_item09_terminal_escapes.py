@@ -1,7 +1,7 @@
 """Issue 11, item 9: terminal escape injection.
 
 `status` printed changed file names raw: a file named with an OSC 52 sequence wrote the clipboard, another cleared
-the screen. Everything freshpass composes for a terminal now goes through freshpass.terminal.safe(): the bytes
+the screen. Everything freshpass composes for a terminal now goes through freshpass.runner.terminal.safe(): the bytes
 ESC and BEL never reach the terminal from a file name, a command line, a script name or a reason.
 """
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from freshpass.server.agents import (
+from freshpass.evidence.agents import (
     Decision,
     DoneRules,
     decide,

@@ -1,4 +1,4 @@
-"""Reading the repository off the event loop, bounded (freshpass.detection)."""
+"""Reading the repository off the event loop, bounded (freshpass.evidence.detection)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from freshpass.detection import Interrupted, Unavailable, detect_bounded, in_thread, wait_bounded
+from freshpass.evidence.detection import Interrupted, Unavailable, detect_bounded, in_thread, wait_bounded
 
 
 async def test_result_and_failure() -> None:

@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 import pytest
+from freshpass.evidence.status import build_status, root_status
 from freshpass.facts.model import ProjectFacts, VerifyCommand
 from freshpass.ledger.content import snapshot
-from freshpass.ledger.status import build_status, root_status
 from freshpass.ledger.store import EvidenceDraft, Ledger
 
 

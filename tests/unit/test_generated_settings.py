@@ -13,9 +13,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from freshpass.evidence import settings_defaults
+from freshpass.evidence.agents import DoneRules
 from freshpass.runner.verify import DEFAULT_PHASE_TIMEOUT
-from freshpass.server import settings_defaults
-from freshpass.server.agents import DoneRules
 from freshpass.server.settings import SPECS, Settings
 
 REPO = Path(__file__).resolve().parents[2]

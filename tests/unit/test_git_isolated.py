@@ -158,7 +158,7 @@ def test_the_private_directory_is_removed(tmp_path: Path) -> None:
 def test_uncommitted_paths_runs_no_repository_program(tmp_path: Path) -> None:
     import asyncio
 
-    from freshpass.server.agents import uncommitted_paths
+    from freshpass.evidence.agents import uncommitted_paths
 
     root = _repo(tmp_path / "repo")
     marker = tmp_path / "ran"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from freshpass.ledger.git import Repository, _config_values, resolve_head
 from freshpass.runner.readiness import ReadinessError, ready_target
+from freshpass.runner.terminal import safe
 from freshpass.server.app import uri_to_path
-from freshpass.terminal import safe
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,7 +70,8 @@ def test_terminal_text_is_quick(text: str) -> None:
 @FUZZ
 @given(st.lists(st.one_of(st.text(max_size=50), URLISH.map(lambda text: "file://" + text)), max_size=10))
 def test_agent_supplied_paths_never_fail(tmp_path_factory, paths: list[str]) -> None:  # type: ignore[no-untyped-def]
-    from freshpass.server.agents import _project_of, relative_paths
+    from freshpass.evidence.agents import relative_paths
+    from freshpass.server.agents import _project_of
 
     root = tmp_path_factory.mktemp("root")
     for path in relative_paths(paths, root):

@@ -189,6 +189,7 @@ def test_ci_provenance() -> None:
     assert ci_provenance({}) is None
     assert provenance_for(evidence(actor="agent"), None, {}).actor == "agent"
     assert provenance_for(evidence(), None, {}).actor == "person"
+    assert provenance_for(evidence(actor="ci"), None, {}).actor == "ci"  # recorded under CI, shared later
     assert provenance_for(evidence(), None, github).actor == "ci"
     assert provenance_for(evidence(), "person", github) == Provenance("person", "github-actions", github_url(github))
     with pytest.raises(ValueError, match="robot"):

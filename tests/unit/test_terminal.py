@@ -1,10 +1,10 @@
-"""Text for terminals cannot drive them (freshpass.terminal)."""
+"""Text for terminals cannot drive them (freshpass.runner.terminal)."""
 
 from __future__ import annotations
 
 import os
 
-from freshpass.terminal import safe
+from freshpass.runner.terminal import safe
 from hypothesis import given
 from hypothesis import strategies as st
 

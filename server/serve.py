@@ -1,4 +1,7 @@
-"""`freshpass serve`: the language server on stdio (design §6, §8), or on TCP with `--tcp HOST:PORT`."""
+"""`freshpass serve`: the language server on stdio (design §6, §8), or on TCP with `--tcp HOST:PORT`.
+
+The server's own door: `freshpass.main` dispatches to it as it does to the commands, and nothing here imports the
+command line."""
 
 from __future__ import annotations
 
@@ -8,24 +11,22 @@ import os
 import sys
 from typing import BinaryIO
 
-from freshpass.main import UsageError
+
+def _tcp_address(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expects HOST:PORT (e.g. 127.0.0.1:2087), got {value!r}")
+    return host.strip("[]"), int(port)
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stdio", action="store_true", help="talk LSP on stdin/stdout (the default; accepted for editors that pass it)"
     )
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP port instead of stdio")
+    parser.add_argument("--tcp", metavar="HOST:PORT", type=_tcp_address, help="listen on a TCP port instead of stdio")
     parser.add_argument(
         "--log-file", metavar="FILE", help="write the server's own debug log here (stderr gets warnings only)"
     )
-
-
-def _tcp_address(value: str) -> tuple[str, int]:
-    host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), got {value!r}")
-    return host.strip("[]"), int(port)
 
 
 def _not_a_cancellation(record: logging.LogRecord) -> bool:
@@ -64,7 +65,7 @@ def _detach_standard_streams(*, keep_stdout: bool) -> tuple[BinaryIO | None, Bin
 
 
 def run(args: argparse.Namespace) -> int:
-    address = _tcp_address(args.tcp) if args.tcp else None
+    address = args.tcp
     # stdout is the protocol: logging goes to stderr (or a file), never to stdout.
     handler: logging.Handler = (
         logging.FileHandler(args.log_file) if args.log_file else logging.StreamHandler(sys.stderr)
