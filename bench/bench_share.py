@@ -286,7 +286,7 @@ def main() -> None:
 def make_history(base: Path, remote: Path, publishes: int, made: Receipts) -> Path:
     """A copy of the remote whose notes ref holds `publishes` more single-receipt commits on publishes/5 contents."""
     history = base / "history.git"
-    git(base, "clone", "-q", "--bare", str(remote), str(history))
+    git(base, "clone", "-q", "--mirror", str(remote), str(history))  # --mirror: the notes ref too
     writer = clone(history, "history-writer")
     repo = repository(writer)
     origin = find_remote(repo, "origin")

@@ -152,7 +152,7 @@ class _Cache(Generic[K, V]):
         return found if found is not None else self.put(key, make())
 
 
-_notes_read: _Cache[tuple[Path, str, str], str] = _Cache(256)
+_notes_read: _Cache[tuple[Path, str, str, str], tuple[tuple[SharedReceipt, ...], tuple[str, ...]]] = _Cache(256)
 _vouchers_read: _Cache[tuple[Path, str], dict[tuple[str, str], list[str]]] = _Cache(8)
 _signatures_read: _Cache[tuple[str, str], Signature] = _Cache(4096)
 
@@ -199,11 +199,25 @@ def read_shared(
     tip = notes_tip(repository)
     if not tip:
         return Reading()
-    text = _notes_read.get((repository.common_dir, tip, tree), lambda: _read_note(repository, tip, tree))
+    key = (repository.common_dir, tip, tree, root)
+    receipts, skipped = _notes_read.get(key, lambda: _parsed_note(repository, tip, tree, content_id, root))
+    signatures: Mapping[str, Signature] = {}
+    if trust.checks_signatures and receipts:
+        signatures = _signatures_of(repository, tip, tree, receipts, allowed_signers or b"")
+    views = [judge(receipt, signatures.get(receipt.digest, Signature("none")), trust) for receipt in receipts]
+    views.sort(key=lambda view: (view.receipt.finished_at, view.receipt.digest), reverse=True)
+    return Reading(views, list(skipped))
+
+
+def _parsed_note(
+    repository: Repository, tip: str, tree: str, content_id: str, root: str
+) -> tuple[tuple[SharedReceipt, ...], tuple[str, ...]]:
+    """The receipts the note of `tree` holds for `content_id` at package `root`, and why other lines were skipped."""
+    text = _read_note(repository, tip, tree)
+    if text.startswith("\0"):  # a note too large to read: the reason, not lines
+        return (), (text[1:],)
     receipts: list[SharedReceipt] = []
     skipped: list[str] = []
-    if text.startswith("\0"):  # a note too large to read: the reason, not lines
-        return Reading(skipped=[text[1:]])
     for line in text.splitlines():
         if not line.strip():
             continue
@@ -211,12 +225,7 @@ def read_shared(
             receipts.append(parse_line(line, content=content_id, root=root))
         except LineRejected as exc:
             skipped.append(str(exc))
-    signatures: Mapping[str, Signature] = {}
-    if trust.checks_signatures and receipts:
-        signatures = _signatures_of(repository, tip, tree, receipts, allowed_signers or b"")
-    views = [judge(receipt, signatures.get(receipt.digest, Signature("none")), trust) for receipt in receipts]
-    views.sort(key=lambda view: (view.receipt.finished_at, view.receipt.digest), reverse=True)
-    return Reading(views, skipped)
+    return tuple(receipts), tuple(skipped)
 
 
 def _read_note(repository: Repository, tip: str, tree: str) -> str:

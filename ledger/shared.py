@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from freshpass.facts.model import KINDS, SHARED_ACTORS, SharedTrust
@@ -105,11 +106,11 @@ class SharedReceipt:
             "ignore_prose": self.ignore_prose,
         }
 
-    @property
+    @cached_property
     def digest(self) -> str:
         return digest_of(self.fields())
 
-    @property
+    @cached_property
     def line(self) -> str:
         return canonical({**self.fields(), "digest": self.digest})
 

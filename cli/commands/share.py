@@ -114,10 +114,10 @@ async def _share_command(root: Path, args: argparse.Namespace) -> int:
         return 1
     report: dict[str, Any] = {"root": str(root)}
     try:
+        if args.list:
+            return _list(project, args.rev, json_output=bool(args.json))
         if args.fetch:
             report["fetch"] = _fetch(project, args.remote)
-        elif args.list:
-            return _list(project, args.rev, json_output=bool(args.json))
         else:
             report["share"] = await _share_current(project, signing_from(args), args.actor)
             if args.push:
@@ -126,8 +126,17 @@ async def _share_command(root: Path, args: argparse.Namespace) -> int:
         say(f"freshpass share: {exc}")
         return 1
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps({"root": report["root"], **{k: _without_message(v) for k, v in report.items() if k != "root"}},
+                         indent=2))  # fmt: skip
+    else:
+        for step in ("share", "push", "fetch"):
+            if step in report:
+                print(safe(report[step]["message"]))
     return 0
+
+
+def _without_message(step: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in step.items() if key != "message"}
 
 
 # ---- sharing ------------------------------------------------------------------------------------------------------
@@ -156,7 +165,7 @@ async def share_recorded(receipt_ids: Sequence[int], *, actor: str | None = None
     set). Returns what to tell the user, one line each; never raises for what a repository or the ledger does."""
     import asyncio
 
-    from freshpass.ledger.content import ContentError, snapshot
+    from freshpass.ledger.content import ContentError, ContentSnapshot
     from freshpass.ledger.git import GitError
     from freshpass.ledger.notes import Signing
     from freshpass.ledger.store import Ledger, LedgerError
@@ -167,18 +176,19 @@ async def share_recorded(receipt_ids: Sequence[int], *, actor: str | None = None
     try:
         async with await Ledger.open(read_only=True) as ledger:
             found = [await ledger.get(receipt_id) for receipt_id in receipt_ids]
-        by_root: dict[str, list[Evidence]] = {}
+        by_content: dict[tuple[str, str], list[Evidence]] = {}
         for evidence in found:
             if evidence is not None and not evidence.stale_at_record and evidence.content_id.startswith("git:"):
-                by_root.setdefault(evidence.root, []).append(evidence)
-        if not by_root:
+                by_content.setdefault((evidence.root, evidence.content_id), []).append(evidence)
+        if not by_content:
             return ["not shared: no receipt of git content that was fresh when recorded"]
-        for root, receipts in by_root.items():
+        for (root, content_id), receipts in by_content.items():
             project = await _project(Path(root))
             if project is None:
                 continue
-            current = await asyncio.to_thread(snapshot, project.root, project.ignore)
-            result = await asyncio.to_thread(_publish_locally, project, current, receipts, signing, actor, quiet=True)
+            toplevel = str(project.repository.toplevel)
+            ran_on = ContentSnapshot(root=root, content_id=content_id, git_toplevel=toplevel)
+            result = await asyncio.to_thread(_publish_locally, project, ran_on, receipts, signing, actor)
             said.append(result["message"])
     except (GitError, ContentError, LedgerError, ValueError) as exc:
         said.append(f"not shared: {exc}")
@@ -191,9 +201,9 @@ def _publish_locally(
     receipts: Sequence[Evidence],
     signing: Signing | None,
     actor: str | None,
-    *,
-    quiet: bool = False,
 ) -> dict[str, Any]:
+    """Add `receipts` (of `current`'s content) to the local notes ref; what was done, with a `message` for people.
+    When that content is not its commit's, says which files differ: no clone of the commit would match."""
     from freshpass import __version__
     from freshpass.ledger.content import differences_from_commit
     from freshpass.ledger.git import resolve_head
@@ -203,8 +213,6 @@ def _publish_locally(
     content = current.content_id
     if not receipts:
         message = f"nothing to share: no receipt of the current content ({content[:16]}…) of {project.root}"
-        if not quiet:
-            print(safe(message))
         return {"content_id": content, "added": 0, "receipts": 0, "message": message}
     commit = resolve_head(project.repository) or ""
     differing = differences_from_commit(current, commit, project.ignore) if commit else []
@@ -241,8 +249,6 @@ def _publish_locally(
         f"shared {added.added} receipt{'s' if added.added != 1 else ''} of {content[:16]}… in refs/notes/freshpass"
         f"{signed}" + (f" ({len(shared) - added.added} already there)" if added.added < len(shared) else "")
     )
-    if not quiet:
-        print(safe(message))
     return {"content_id": content, "added": added.added, "receipts": len(shared), "tip": added.tip, "message": message}
 
 
@@ -257,12 +263,13 @@ def _push(project: _Project, remote_name: str) -> dict[str, Any]:
     moved = push(project.repository, remote)
     if moved.pushed:
         merged = " (merged with receipts others pushed meanwhile)" if moved.merged else ""
-        print(safe(f"pushed refs/notes/freshpass to {remote_name}{merged}"))
+        message = f"pushed refs/notes/freshpass to {remote_name}{merged}"
     elif not moved.after:
-        print(safe("nothing to push: no shared receipts here yet"))
+        message = "nothing to push: no shared receipts here yet"
     else:
-        print(safe(f"{remote_name} already has every shared receipt of this repository"))
-    return {"remote": remote_name, "pushed": moved.pushed, "merged": moved.merged, "tip": moved.after}
+        message = f"{remote_name} already has every shared receipt of this repository"
+    return {"remote": remote_name, "pushed": moved.pushed, "merged": moved.merged, "tip": moved.after,
+            "message": message}  # fmt: skip
 
 
 def _fetch(project: _Project, remote_name: str) -> dict[str, Any]:
@@ -272,13 +279,14 @@ def _fetch(project: _Project, remote_name: str) -> dict[str, Any]:
     remote = find_remote(project.repository, remote_name)
     moved = fetch(project.repository, remote)
     if not moved.remote:
-        print(safe(f"{remote_name} has no shared receipts yet"))
+        message = f"{remote_name} has no shared receipts yet"
     elif moved.after == moved.before:
-        print(safe(f"up to date with {remote_name}'s shared receipts"))
+        message = f"up to date with {remote_name}'s shared receipts"
     else:
         merged = " (merged with the receipts shared here)" if moved.merged else ""
-        print(safe(f"fetched the shared receipts of {remote_name}{merged}"))
-    return {"remote": remote_name, "merged": moved.merged, "tip": moved.after, "changed": moved.after != moved.before}
+        message = f"fetched the shared receipts of {remote_name}{merged}"
+    changed = moved.after != moved.before
+    return {"remote": remote_name, "merged": moved.merged, "tip": moved.after, "changed": changed, "message": message}
 
 
 # ---- listing ------------------------------------------------------------------------------------------------------

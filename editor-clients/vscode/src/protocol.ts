@@ -32,7 +32,8 @@ export interface TestCounts {
 
 /** One receipt: a finished run of a recognised command (design §4.2). */
 export interface Evidence {
-  id?: number | string;
+  /** null for a shared receipt (design §4.6), which has no id in this machine's ledger. */
+  id?: number | string | null;
   command?: string;
   canonical_command?: string | null;
   kind?: string | null;
@@ -44,6 +45,22 @@ export interface Evidence {
   duration?: number | null;
   session?: string | null;
   tests?: TestCounts | null;
+  /** Who ran a shared receipt that counts here (design §4.6). */
+  shared?: { actor?: string | null; provider?: string | null; signer?: string | null } | null;
+}
+
+/** A shared receipt of the root's current content (design §4.6): another machine's run, shown apart. */
+export interface SharedReceipt {
+  command?: string;
+  kind?: string | null;
+  scope?: string | null;
+  status?: string | null;
+  finished_at?: string | number | null;
+  actor?: string | null;
+  provider?: string | null;
+  signer?: string | null;
+  counted?: boolean;
+  why?: string | null;
 }
 
 export interface VerifyCommand {
@@ -61,6 +78,7 @@ export interface RootStatus {
   evidence?: Evidence | null;
   changed_paths?: string[] | null;
   verify_commands?: VerifyCommand[] | null;
+  shared?: SharedReceipt[] | null;
 }
 
 /** Parameters of `freshpass.verify` (one object in `arguments`). */
