@@ -129,3 +129,32 @@ def test_hover_caps_long_change_lists() -> None:
     text = present.hover_markdown(None, status("stale", changed=changed), command=None, now=NOW)
     assert "- … and 10 more" in text
     assert "`f49.py`" in text and "`f50.py`" not in text
+
+
+SHARED = {
+    "command": "pytest -q",
+    "kind": "test",
+    "scope": "full",
+    "status": "passed",
+    "finished_at": "2026-11-29T10:00:00.000Z",
+    "actor": "ci",
+    "provider": "github-actions",
+    "signer": None,
+    "counted": False,
+    "why": "shared receipts do not count here (shared.trust is off)",
+}
+
+
+def test_shared_receipts_have_a_lens_of_their_own_until_one_is_the_status() -> None:
+    shown = {**status("unverified"), "shared": [SHARED]}
+    assert present.shared_lens_title(shown, NOW) == "shared ✓ full · CI · 2 h ago · not counted"
+    beaten = {**status("failed"), "shared": [{**SHARED, "counted": True}]}
+    assert present.shared_lens_title(beaten, NOW) == "shared ✓ full · CI · 2 h ago · a local run wins"
+    assert present.shared_lens_title(status("unverified"), NOW) is None
+    counted = status("passed", id=None, session="", shared={"actor": "ci"})
+    counted["shared"] = [{**SHARED, "counted": True}]
+    assert present.shared_lens_title(counted, NOW) is None
+    assert present.lens_title(counted, NOW) == "✓ full · CI · 3 min ago · uv run pytest"
+    hover = present.hover_markdown("src/app.py", counted, command="uv run pytest", now=NOW)
+    assert "| receipt | shared |" in hover and "ci (shared)" in hover
+    assert "- ✓ full · CI · 2 h ago `pytest -q` (github-actions) — counts" in hover
