@@ -85,6 +85,13 @@ class Signing:
 
     key: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.key is not None and ("PRIVATE KEY" in self.key or "\n" in self.key):
+            raise ValueError(
+                "the signing key is the text of a key: write it to a file readable only by you (umask 077) and give "
+                "its path (see docs/sharing.md)"
+            )
+
     def config(self) -> dict[str, str]:
         if self.key is None:
             return {}

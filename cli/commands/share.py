@@ -170,10 +170,10 @@ async def share_recorded(receipt_ids: Sequence[int], *, actor: str | None = None
     from freshpass.ledger.notes import Signing
     from freshpass.ledger.store import Ledger, LedgerError
 
-    key = os.environ.get(SIGNING_KEY_ENV, "").strip()
-    signing = Signing(key) if key else None
     said: list[str] = []
     try:
+        key = os.environ.get(SIGNING_KEY_ENV, "").strip()
+        signing = Signing(key) if key else None
         async with await Ledger.open(read_only=True) as ledger:
             found = [await ledger.get(receipt_id) for receipt_id in receipt_ids]
         by_content: dict[tuple[str, str], list[Evidence]] = {}

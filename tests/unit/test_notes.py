@@ -220,3 +220,10 @@ def test_the_ref_is_plain_git_data(remote: Path) -> None:
     assert fsck.returncode == 0, fsck.stderr
     git(root, "gc", "-q", "--prune=now")
     assert shared_commands(root) == ["pytest -q  # run 1"]  # gc keeps every note
+
+
+def test_a_signing_key_is_a_file_never_its_text() -> None:
+    assert notes.Signing("/keys/ci").config()["gpg.format"] == "openpgp"  # not a file here: a gpg key id
+    assert notes.Signing("key::ssh-ed25519 AAAA").config()["gpg.format"] == "ssh"
+    with pytest.raises(ValueError, match="text of a key"):
+        notes.Signing("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn...\n-----END OPENSSH PRIVATE KEY-----\n")

@@ -13,17 +13,7 @@ from freshpass.server.settings import Settings
 from freshpass.server.sharing import SharingFeature, ref_stamp
 from freshpass.server.state import RootState
 
-from tests.conftest import git
-
-
-def _repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "a.py").write_text("a = 1\n")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "one")
-    return root
+from tests.conftest import git, make_calc_project
 
 
 def _feature(root: RootState, *, fetch: bool, trusted: bool) -> SharingFeature:
@@ -32,7 +22,7 @@ def _feature(root: RootState, *, fetch: bool, trusted: bool) -> SharingFeature:
 
 
 async def test_fetching_needs_the_setting_and_a_trusted_workspace(tmp_path: Path) -> None:
-    root = RootState(path=_repo(tmp_path))
+    root = RootState(path=make_calc_project(tmp_path / "repo"))
     for fetch, trusted, expected in ((False, True, 0), (True, False, 0), (False, False, 0), (True, True, 1)):
         feature = _feature(root, fetch=fetch, trusted=trusted)
         feature._repositories[root.path] = find_repository(root.path)
@@ -44,7 +34,7 @@ async def test_fetching_needs_the_setting_and_a_trusted_workspace(tmp_path: Path
 
 
 def test_the_ref_stamp_moves_with_the_notes_ref_loose_or_packed(tmp_path: Path) -> None:
-    root = _repo(tmp_path)
+    root = make_calc_project(tmp_path / "repo")
     repository = find_repository(root)
     assert repository is not None
     before = ref_stamp(repository)
