@@ -352,6 +352,13 @@ def _existing_lines(git: IsolatedGit, ref: str, tree: str) -> list[str]:
     return (text or "").splitlines()
 
 
+# What a run is, whoever shared it: every field but the provenance (actor, provider, job URL, commit, version). Two
+# writers' runs of one check on one content that start and finish in the same millisecond are still two runs when
+# anything they ran or returned differs.
+_RUN_FIELDS = ("content", "root", "kind", "canonical_command", "command", "status", "exit_code", "started_at",
+               "finished_at")  # fmt: skip
+
+
 def run_of(line: str) -> tuple[str, ...]:
     """What identifies the run a note line tells of, whatever provenance it was shared with (the line itself when
     it cannot be read)."""
@@ -361,16 +368,15 @@ def run_of(line: str) -> tuple[str, ...]:
         return (line,)
     if not isinstance(data, dict):
         return (line,)
-    return tuple(str(data.get(name)) for name in ("content", "root", "kind", "canonical_command", "started_at",
-                                                  "finished_at"))  # fmt: skip
+    return tuple(json.dumps(data.get(name), sort_keys=True) for name in _RUN_FIELDS)
 
 
 def add_receipts(
     repository: Repository, receipts: Sequence[SharedReceipt], *, summary: str, signing: Signing | None = None
 ) -> Added:
     """Add `receipts` to the repository's `refs/notes/freshpass` in one commit (signed when `signing` is given).
-    A run already shared (same content, check, start and finish), by whoever shared it, is not added again;
-    nothing to add leaves the ref as it is."""
+    A run already shared (`run_of`: same content, package, check, command, result and times), whoever shared it,
+    is not added again; nothing to add leaves the ref as it is."""
     by_tree: dict[str, list[SharedReceipt]] = {}
     for receipt in receipts:
         by_tree.setdefault(receipt.tree, []).append(receipt)

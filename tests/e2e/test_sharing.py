@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import shutil
 import subprocess
 import threading
@@ -14,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from freshpass import __version__
 from freshpass.ledger.content import commit_snapshot, snapshot
 from freshpass.ledger.notes import NOTES_REF
 from lsprotocol import types
 
-from tests.conftest import run_cli
+from tests.conftest import REPO, run_cli
+from tests.conftest import git as git_output
 from tests.e2e.conftest import PYPROJECT, Session, as_json, git, make_project
 
 pytestmark = pytest.mark.e2e
@@ -122,6 +125,12 @@ async def test_ci_receipts_reach_a_laptop_clone_shown_counted_only_when_trusted(
     assert (entry["status"], entry["scope"], entry["actor"]) == ("passed", "full", "ci")
     assert entry["provider"] == "github-actions"
     assert entry["job_url"] == "https://github.com/acme/demo/actions/runs/4242"
+    # Everything the issue lists travels: the command, the check, counts, duration, version, time, the commit.
+    assert (entry["command"], entry["canonical_command"], entry["kind"]) == (TEST_COMMAND, TEST_COMMAND, "test")
+    assert entry["tests"] == {"passed": 1, "failed": 0, "skipped": 0} and entry["exit_code"] == 0
+    assert isinstance(entry["duration_ms"], int) and entry["duration_ms"] > 0
+    assert entry["freshpass"] == __version__ and entry["finished_at"].endswith("Z")
+    assert entry["commit"] == git_output(laptop, "rev-parse", "HEAD").strip() and entry["digest"].startswith("sha256:")
     assert entry["counted"] is False and "shared.trust is off" in entry["why"]
     human = run_cli("status", cwd=laptop)
     assert human.returncode == 1 and "shared    ✓ full · CI · just now" in human.stdout
@@ -151,11 +160,14 @@ async def test_ci_receipts_reach_a_laptop_clone_shown_counted_only_when_trusted(
     save(lsp, app, "def answer():\n    return 43\n", version=2)
     stale = await next_status(lsp, seen, lambda s: s["status"] == "unverified")
     assert stale["shared"] == [] and (await lsp.lenses(app))[0].startswith("⚠ unverified")
+    assert status_json(laptop)["shared"] == []  # the CLI agrees: CI's receipt is not about this content
     seen = len(lsp.status_changes)
     save(lsp, app, original, version=3)
     fresh = await next_status(lsp, seen, lambda s: s["status"] == "passed")
     assert fresh["evidence"]["shared"]["actor"] == "ci"
     assert (await lsp.lenses(app))[0].startswith("✓ full · CI · ")
+    [again] = status_json(laptop)["shared"]
+    assert again["digest"] == entry["digest"] and "shared    ✓ full · CI · " in run_cli("status", cwd=laptop).stdout
 
 
 async def test_a_local_failure_on_the_same_content_wins(lsp: Session, tmp_path: Path) -> None:
@@ -190,6 +202,48 @@ async def test_an_untrusted_workspace_shows_shared_receipts_and_counts_none(lsp:
     assert shown["status"] == "unverified" and shown["shared"][0]["why"] == "the workspace is not trusted"
 
 
+def test_a_receipt_for_content_this_clone_does_not_have_is_ignored_and_read_by_commit(tmp_path: Path) -> None:
+    remote = published(tmp_path)
+    laptop = clone(remote, "laptop")
+    before = snapshot(laptop).content_id
+    # CI tests a branch the laptop has not checked out: its receipt names that branch's content, not main's.
+    ci = clone(remote, "ci")
+    git(ci, "switch", "-q", "-c", "feature")
+    (ci / "src" / "app.py").write_text("def answer():\n    return 42  # same answer, other content\n")
+    git(ci, "commit", "-q", "-am", "feature")
+    git(ci, "push", "-q", "origin", "feature")
+    environment = ci_environment(tmp_path / "ci.db")
+    cli("run", "--share", "--", TEST_COMMAND, cwd=ci, env=environment)
+    cli("share", "--push", cwd=ci, env=environment)
+
+    git(laptop, "fetch", "-q", "origin")
+    cli("share", "--fetch", cwd=laptop)
+    assert snapshot(laptop).content_id == before  # the notes did not change the laptop's content id
+    status = status_json(laptop)
+    assert status["status"] == "unverified" and status["shared"] == []  # a note for other content is not read
+    listed = json.loads(cli("share", "--list", "--json", cwd=laptop).stdout)
+    assert listed["shared"] == [] and listed["skipped"] == []
+    # The feature branch's content, computed from its commit without checking it out, is what CI's receipt names.
+    by_commit = json.loads(cli("share", "--list", "--json", "--rev", "origin/feature", cwd=laptop).stdout)
+    assert by_commit["content_id"] == snapshot(ci).content_id != before
+    [entry] = by_commit["shared"]
+    assert (entry["status"], entry["scope"], entry["actor"]) == ("passed", "full", "ci")
+    assert git_output(laptop, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+
+
+def test_the_developers_one_line_from_the_docs_brings_ci_receipts_with_git_fetch(tmp_path: Path) -> None:
+    remote = published(tmp_path)
+    ci_publishes(remote)
+    laptop = clone(remote, "laptop")
+    section = (REPO / "docs" / "sharing.md").read_text().split("## The developer's one line", 1)[1]
+    line = section.split("```sh\n", 1)[1].split("\n```", 1)[0].strip()
+    assert line == "git config --add remote.origin.fetch '+refs/notes/freshpass:refs/notes/freshpass'"
+    git(laptop, *shlex.split(line)[1:])
+    git(laptop, "fetch", "-q")  # plain git: no freshpass involved in moving the receipts
+    [entry] = status_json(laptop)["shared"]
+    assert (entry["actor"], entry["scope"], entry["counted"]) == ("ci", "full", False)
+
+
 # ---- concurrency, secrets, trust -----------------------------------------------------------------------------------
 
 
@@ -215,8 +269,11 @@ async def _record(ledger: Path, root: Path, writer: str, count: int, start: int)
             )
 
 
-@pytest.mark.parametrize("order", ["a-then-b", "b-then-a", "together"])
-def test_two_writers_fifty_receipts_each_all_hundred_arrive(tmp_path: Path, order: str) -> None:
+@pytest.mark.parametrize(("order", "rounds"), [("a-then-b", 1), ("b-then-a", 5), ("together", 5)])
+def test_two_writers_fifty_receipts_each_all_hundred_arrive(tmp_path: Path, order: str, rounds: int) -> None:
+    """Each writer's run N starts and finishes at the same instant as the other's (the harshest case for telling
+    runs apart); in rounds, the writer that goes second already holds the first one's receipts when it adds its
+    own."""
     remote = published(tmp_path)
     writers = {name: clone(remote, name) for name in ("a", "b")}
     environments = {name: ci_environment(tmp_path / f"{name}.db") for name in writers}
@@ -227,15 +284,24 @@ def test_two_writers_fifty_receipts_each_all_hundred_arrive(tmp_path: Path, orde
             asyncio.run(_record(Path(env["FRESHPASS_LEDGER"]), root, name, 50 // rounds, round_number * 50 // rounds))
             cli("share", "--push", cwd=root, env=env)
 
-    if order == "together":  # both publish in five rounds at once, racing for the remote's ref
-        threads = [threading.Thread(target=publish, args=(name, 5)) for name in writers]
+    if order == "together":  # both publish in rounds at once, racing for the remote's ref
+        failures: list[BaseException] = []
+
+        def publishing(name: str) -> None:
+            try:
+                publish(name, rounds)
+            except BaseException as exc:  # a writer that gave up must fail the test, not vanish with its thread
+                failures.append(exc)
+
+        threads = [threading.Thread(target=publishing, args=(name,)) for name in writers]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
+        assert failures == []
     else:
         for name in order.split("-then-"):
-            publish(name, 1)
+            publish(name, rounds)
     reader = clone(remote, "reader")
     cli("share", "--fetch", cwd=reader)
     listed = json.loads(cli("share", "--list", "--json", cwd=reader).stdout)

@@ -4,6 +4,7 @@ configures runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 
@@ -79,9 +80,21 @@ def test_added_receipts_read_back_once_whoever_shares_them_again(remote: Path) -
     assert add_receipts(repo, [receipt(root, 2, actor="person")], summary="again").added == 0
     assert shared_commands(root) == ["pytest -q  # run 1", "pytest -q  # run 2"]
     message = git(root, "log", "-1", "--format=%B", NOTES_REF)
+    assert message.startswith("freshpass: 2 receipts from ci")  # the re-shares above added no commit
     assert message.count(f"{notes.TRAILER}: ") == 2 and message.startswith("freshpass: 2 receipts from ci")
     text = git(root, "notes", f"--ref={NOTES_REF}", "show", snapshot(root).content_id.removeprefix("git:"))
     assert text.splitlines() == sorted(text.splitlines()) and text.endswith("}\n")
+
+
+def test_two_runs_that_start_and_finish_in_the_same_millisecond_are_both_kept(remote: Path) -> None:
+    root = clone(remote, "ci")
+    one, other = receipt(root, 1), receipt(root, 1)
+    other = dataclasses.replace(other, command="pytest -q  # the other writer's run")
+    assert (one.started_at, one.finished_at) == (other.started_at, other.finished_at)
+    assert add_receipts(repository(root), [one], summary="one").added == 1
+    assert add_receipts(repository(root), [other], summary="other").added == 1
+    assert add_receipts(repository(root), [dataclasses.replace(one, actor="person")], summary="again").added == 0
+    assert shared_commands(root) == ["pytest -q  # run 1", "pytest -q  # the other writer's run"]
 
 
 def test_notes_never_change_a_content_id(remote: Path) -> None:
