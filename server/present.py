@@ -8,11 +8,13 @@ change, so an agent that drops repeated diagnostics by text still sees each new 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from freshpass.ledger.shared import label as shared_label
+from freshpass.runner.terminal import safe
 
 STALE_STATUSES = ("stale", "unverified")
 
@@ -62,6 +64,26 @@ def plural(count: int, noun: str) -> str:
 def evidence_of(status: Mapping[str, Any]) -> Mapping[str, Any] | None:
     evidence = status.get("evidence")
     return evidence if isinstance(evidence, Mapping) and evidence else None
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def markdown_text(text: object) -> str:
+    """`text` as literal Markdown on one line: control characters and line breaks shown as escapes, and what could
+    start emphasis, a link, an image, HTML or a table cell escaped. For what others wrote (a shared receipt's
+    reason, a signer's name): it is shown, never rendered."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", safe(text))
+
+
+def code_span(text: object, *, in_table: bool = False) -> str:
+    """`text` as one Markdown code span whatever it holds (a command, a file name): on one line, fenced by more
+    backticks than any run of them inside, so it cannot end the span; `|` escaped in a table cell."""
+    value = safe(text)
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", value)), default=0) + 1)
+    pad = " " if value[:1] == "`" or value[-1:] == "`" else ""
+    span = f"{fence}{pad}{value}{pad}{fence}"
+    return span.replace("|", "\\|") if in_table else span
 
 
 def evidence_command(evidence: Mapping[str, Any]) -> str:
@@ -130,9 +152,11 @@ def shared_lines(status: Mapping[str, Any], now: float | None = None, limit: int
         if not isinstance(entry, Mapping):
             continue
         who = shared_label(entry, age(parse_time(entry.get("finished_at")), now))
-        where = ", ".join(str(part) for part in (entry.get("provider"), entry.get("signer")) if part)
-        counted = "counts" if entry.get("counted") else f"does not count: {entry.get('why')}"
-        lines.append(f"- {who} `{evidence_command(entry)}`" + (f" ({where})" if where else "") + f" — {counted}")
+        where = ", ".join(markdown_text(part) for part in (entry.get("provider"), entry.get("signer")) if part)
+        counted = "counts" if entry.get("counted") else f"does not count: {markdown_text(entry.get('why'))}"
+        lines.append(
+            f"- {who} {code_span(evidence_command(entry))}" + (f" ({where})" if where else "") + f" — {counted}"
+        )
     return lines
 
 
@@ -199,7 +223,7 @@ def hover_markdown(
     state = status.get("status", "unverified")
     evidence = evidence_of(status)
     changed: Sequence[str] = status.get("changed_paths") or () if changed_paths is None else changed_paths
-    lines = [f"**freshpass** · {lens_title(status, now, changed_count=len(changed))}", ""]
+    lines = [f"**freshpass** · {markdown_text(lens_title(status, now, changed_count=len(changed)))}", ""]
     if evidence is None:
         lines.append("No receipt exists for this root yet: no verify command has been recorded here.")
     else:
@@ -208,19 +232,22 @@ def hover_markdown(
         tests = evidence.get("tests")
         rows = [
             ("receipt", f"#{evidence['id']}" if evidence.get("id") is not None else "shared"),
-            ("command", f"`{evidence_command(evidence)}`"),
-            ("kind", str(evidence.get("kind") or "?")),
-            ("scope", str(evidence.get("scope") or "?")),
-            ("result", evidence_result(evidence)),
+            ("command", code_span(evidence_command(evidence), in_table=True)),
+            ("kind", markdown_text(evidence.get("kind") or "?")),
+            ("scope", markdown_text(evidence.get("scope") or "?")),
+            ("result", markdown_text(evidence_result(evidence))),
             ("when", when),
-            ("by", str(evidence.get("session") or evidence.get("actor") or _shared_actor(evidence) or "unknown")),
+            (
+                "by",
+                markdown_text(evidence.get("session") or evidence.get("actor") or _shared_actor(evidence) or "unknown"),
+            ),
         ]
         if isinstance(tests, Mapping) and tests:
             rows.append(("tests", ", ".join(f"{value} {name}" for name, value in tests.items())))
         lines += ["| | |", "| --- | --- |", *(f"| {name} | {value} |" for name, value in rows), ""]
     if state == "stale" or (state == "unverified" and changed):
         lines.append(f"**Changed since** ({plural(len(changed), 'file')}):")
-        lines += [f"- `{item}`" for item in changed[:max_paths]]
+        lines += [f"- {code_span(item)}" for item in changed[:max_paths]]
         if len(changed) > max_paths:
             lines.append(f"- … and {len(changed) - max_paths} more")
         lines.append("")
@@ -231,8 +258,8 @@ def hover_markdown(
     if shared:
         lines += ["**Shared receipts** of this content (`refs/notes/freshpass`):", *shared, ""]
     if path is not None and unsaved:
-        lines.append(f"Unsaved changes in `{path}` are not covered: save them, then verify.")
+        lines.append(f"Unsaved changes in {code_span(path)} are not covered: save them, then verify.")
         lines.append("")
     if command:
-        lines.append(f"Run: `{command}`")
+        lines.append(f"Run: {code_span(command)}")
     return "\n".join(lines).rstrip() + "\n"

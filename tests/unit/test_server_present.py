@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from freshpass.server import present
 
@@ -158,3 +159,24 @@ def test_shared_receipts_have_a_lens_of_their_own_until_one_is_the_status() -> N
     hover = present.hover_markdown("src/app.py", counted, command="uv run pytest", now=NOW)
     assert "| receipt | shared |" in hover and "ci (shared)" in hover
     assert "- ✓ full · CI · 2 h ago `pytest -q` (github-actions) — counts" in hover
+
+
+def test_what_others_wrote_is_shown_in_the_hover_never_rendered() -> None:
+    """A shared receipt's command and reason come from whoever could push the notes ref (design §4.6)."""
+    hostile = "pytest `` x | ![pixel](https://evil.example/p.png)\n\n<img src=x> [run](command:freshpass.verify)"
+    counted = status("passed", id=None, session="", shared={"actor": "ci"}, command=hostile, status="failed",
+                     reason="boom <b>*really*</b> | [x](https://evil.example)")  # fmt: skip
+    counted["shared"] = [{**SHARED, "command": hostile, "counted": True, "signer": "ci@acme <script>"}]
+    hover = present.hover_markdown("src/app.py", counted, command="uv run pytest", now=NOW)
+    assert "\n\n<img" not in hover and "\\n\\n" in hover  # the line break is shown, not taken
+    outside_code = "".join(re.split(r"`{3,}.*?`{3,}", hover))
+    for raw in ("![pixel](", "<img", "[run](", "<b>", "*really*", "[x](", "<script>"):
+        assert not re.search(r"(?<!\\)" + re.escape(raw), outside_code), raw  # only escaped, if at all
+    span = "```pytest `` x | ![pixel](https://evil.example/p.png)\\n\\n<img src=x> [run](command:freshpass.verify)```"
+    in_table = span.replace("|", "\\|")
+    assert f"| command | {in_table} |" in hover and f"2 h ago {span} (" in hover
+    reason = "boom \\<b\\>\\*really\\*\\</b\\> \\| \\[x\\](https://evil.example)"
+    assert f"| result | failed (full, exit 0: {reason}) |" in hover
+    rows = [line for line in hover.splitlines() if line.startswith("| command |")]
+    assert len(rows) == 1 and rows[0].replace("\\|", "").count("|") == 3  # one table row of two cells
+    assert "(github-actions, ci@acme \\<script\\>)" in hover
