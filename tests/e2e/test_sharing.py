@@ -231,6 +231,19 @@ def test_a_receipt_for_content_this_clone_does_not_have_is_ignored_and_read_by_c
     assert git_output(laptop, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
 
 
+def test_ci_is_told_when_its_work_tree_is_not_its_commit_and_no_clone_matches(tmp_path: Path) -> None:
+    remote = published(tmp_path)
+    ci = clone(remote, "ci")
+    (ci / "src" / "_version.py").write_text("VERSION = '0.0.0+ci'\n")  # what a set-up step leaves behind
+    environment = ci_environment(tmp_path / "ci.db")
+    ran = cli("run", "--share", "--", TEST_COMMAND, cwd=ci, env=environment)
+    assert "the work tree differs from its commit (src/_version.py)" in ran.stderr
+    cli("share", "--push", cwd=ci, env=environment)
+    laptop = clone(remote, "laptop")
+    cli("share", "--fetch", cwd=laptop)
+    assert status_json(laptop)["shared"] == []  # shared, but for content no clone of the commit has
+
+
 def test_the_developers_one_line_from_the_docs_brings_ci_receipts_with_git_fetch(tmp_path: Path) -> None:
     remote = published(tmp_path)
     ci_publishes(remote)
