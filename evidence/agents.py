@@ -30,7 +30,7 @@ from urllib.parse import unquote, urlparse
 
 import pathspec
 from freshpass.evidence import settings_defaults
-from freshpass.ledger.content import PROSE_KEPT, prose_globs
+from freshpass.evidence.status import ContentRules, ignored_paths, root_status
 from freshpass.ledger.shared import uncounted_passes
 
 if TYPE_CHECKING:
@@ -103,15 +103,6 @@ class Decision:
         }
 
 
-def ignored_paths_spec(ignore: Iterable[str] = (), ignore_prose: bool = True) -> pathspec.PathSpec:
-    """Which root-relative paths never call for a run: the ledger's own rules (design §4.4), so a change the
-    ledger ignores for staleness is one the done-check ignores too (prose by default, plus `freshpass.ignore`)."""
-    patterns = [line.strip() for line in ignore if line.strip() and not line.strip().startswith("#")]
-    if ignore_prose:
-        patterns += prose_globs() + [f"!{name}" for name in PROSE_KEPT]
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
-
-
 def run_line(command: str, cwd: str = ".") -> str:
     """The line an agent types so the run is recorded: `freshpass run -- <command>` (in `cwd` below the root)."""
     try:
@@ -166,7 +157,7 @@ def fresh_receipts(status: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def code_paths(paths: Iterable[str], ignored: pathspec.PathSpec | None = None) -> list[str]:
     """The code-relevant paths among `paths` (prose and ignored files dropped), de-duplicated, in first order."""
-    ignored = ignored if ignored is not None else ignored_paths_spec()
+    ignored = ignored if ignored is not None else ignored_paths()
     seen: dict[str, None] = {}
     for path in paths:
         if path and not ignored.match_file(path):
@@ -299,7 +290,7 @@ def decide(
             nudges_left=left,
         )
 
-    ignored = ignored_paths_spec(ignore, ignore_prose)
+    ignored = ignored_paths(ignore, ignore_prose)
     uncovered = code_paths([*(current_status.get("changed_paths") or []), *changed_paths], ignored)
     if not uncovered and not content_changed and current_status.get("status") != "stale":
         return Decision(
@@ -488,8 +479,6 @@ async def evaluate(
     changed_paths: Iterable[str] = (),
     fallback_paths: Iterable[str] = (),
     facts: ProjectFacts | None = None,
-    ignore: Sequence[str] = (),
-    ignore_prose: bool = True,
     snapshot: ContentSnapshot | None = None,
     record: bool = True,
     shared: SharedOptions | None = None,
@@ -499,12 +488,11 @@ async def evaluate(
     Both `freshpass/checkDone` and `freshpass hook` call this, so they share one ledger budget per
     (session, root, baseline). What needs covering is what changed since the last qualifying pass; with no such
     pass ever, the uncommitted changes git reports plus `fallback_paths` (what the language server saw change
-    since it started). `changed_paths` (the agent's own list) always counts.
+    since it started). `changed_paths` (the agent's own list) always counts. What is ignored is the project's
+    `ContentRules`, as for every other door.
     Raises `LedgerError` / `ContentError` for the caller to turn into "allow".
     """
-    from freshpass.evidence.status import root_status
     from freshpass.ledger.content import changed_paths as diff_paths
-    from freshpass.ledger.content import snapshot as take_snapshot
 
     root_key = str(root)
     from freshpass.evidence.detection import Unavailable, detect_bounded
@@ -518,13 +506,11 @@ async def evaluate(
             root_facts = await detect_bounded(root)
         except Unavailable:  # a repository that breaks or stalls detection: judge it without its declared checks
             root_facts = ProjectFacts(root=str(root))
-    globs = [*ignore, *root_facts.ignore]
+    content_rules = ContentRules.of(root_facts)
     current: ContentSnapshot = (
-        snapshot if snapshot is not None else await asyncio.to_thread(take_snapshot, root_key, globs, ignore_prose)
+        snapshot if snapshot is not None else await asyncio.to_thread(content_rules.snapshot, root_key)
     )
-    status = await root_status(
-        ledger, root_key, root_facts, current, ignore=ignore, ignore_prose=ignore_prose, shared=shared
-    )
+    status = await root_status(ledger, root_key, root_facts, current, shared=shared)
     history = await pass_history(ledger, root_key, current.content_id, rules, status)
 
     known = relative_paths(changed_paths, root)
@@ -547,8 +533,8 @@ async def evaluate(
         budget=rules.budget,
         done_kinds=rules.kinds,
         done_scope=rules.scope,
-        ignore=globs,
-        ignore_prose=ignore_prose,
+        ignore=content_rules.ignore,
+        ignore_prose=content_rules.ignore_prose,
         covering_pass=history.covering.status_json() if history.covering is not None else None,
         content_changed=content_changed,
     )

@@ -9,15 +9,49 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import pathspec
 from freshpass.facts.model import ProjectFacts
-from freshpass.ledger.content import ContentSnapshot, changed_paths
+from freshpass.ledger.content import PROSE_KEPT, ContentSnapshot, changed_paths, prose_globs
 from freshpass.ledger.content import snapshot as take_snapshot
 from freshpass.ledger.shared import SharedOptions
 from freshpass.ledger.store import Evidence, Ledger
 
 HEADLINE_KIND = "test"
+
+
+@dataclass(frozen=True)
+class ContentRules:
+    """What never makes evidence stale, as the project says (design §4.4): its `[tool.freshpass] ignore` globs and
+    whether prose counts (`ignore_prose`, default true). Every door — the CLI, the server, the hooks — computes a
+    content id with these and nothing else, so they agree; an editor's own settings only hide diagnostics."""
+
+    ignore: tuple[str, ...] = ()
+    ignore_prose: bool = True
+
+    @classmethod
+    def of(cls, facts: ProjectFacts | None) -> ContentRules:
+        if facts is None:
+            return cls()
+        return cls(tuple(facts.ignore), facts.ignore_prose)
+
+    def snapshot(self, root: str | os.PathLike[str]) -> ContentSnapshot:
+        """The content id of `root` now under these rules (reads the tree: call it off the event loop)."""
+        return take_snapshot(root, list(self.ignore), self.ignore_prose)
+
+    def ignored(self) -> pathspec.PathSpec:
+        """Which root-relative paths these rules leave out of the content."""
+        return ignored_paths(self.ignore, self.ignore_prose)
+
+
+def ignored_paths(ignore: Iterable[str] = (), ignore_prose: bool = True) -> pathspec.PathSpec:
+    """Gitignore-style globs (and prose, unless turned off) as one matcher of root-relative paths."""
+    patterns = [line.strip() for line in ignore if line.strip() and not line.strip().startswith("#")]
+    if ignore_prose:
+        patterns += prose_globs() + [f"!{name}" for name in PROSE_KEPT]
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 def pick_headline(receipts: Mapping[str, Evidence]) -> Evidence | None:
@@ -76,22 +110,16 @@ async def root_status(
     facts: ProjectFacts | None,
     snapshot: ContentSnapshot | None = None,
     *,
-    ignore: Iterable[str] = (),
-    ignore_prose: bool = True,
     shared: SharedOptions | None = None,
 ) -> dict[str, Any]:
     """The status JSON of `root` now (design §4.5), with the shared receipts of its content judged as `shared` says
     (design §4.6; by default under the project's `[tool.freshpass.shared]`).
 
-    Without `snapshot` the content is read from disk (git runs in a worker thread). Ignore globs are the
-    `ignore` argument (settings) plus the facts' own (`[tool.freshpass] ignore`). Raises `ContentError` when the
-    content cannot be read, `LedgerError` when the ledger cannot.
+    Without `snapshot` the content is read from disk (git runs in a worker thread) under the project's
+    `ContentRules`. Raises `ContentError` when the content cannot be read, `LedgerError` when the ledger cannot.
     """
     root_key = os.fspath(root)
-    globs = [*ignore, *(facts.ignore if facts is not None else ())]
-    current = (
-        snapshot if snapshot is not None else await asyncio.to_thread(take_snapshot, root_key, globs, ignore_prose)
-    )
+    current = snapshot if snapshot is not None else await asyncio.to_thread(ContentRules.of(facts).snapshot, root_key)
     fresh, newest = await ledger.heads(root_key, current.content_id)
     changed: list[str] = []
     if not fresh:

@@ -65,8 +65,6 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
             changed_paths=changed,
             fallback_paths=fallback,
             facts=facts,
-            ignore=list(settings.ignore),
-            ignore_prose=settings.ignore_prose,
             shared=server.shared_options(),
         )
     except (LedgerError, ContentError) as exc:

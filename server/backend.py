@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from freshpass.evidence.status import ContentRules
 from freshpass.facts.model import ProjectFacts
-from freshpass.ledger.content import ContentError, ContentSnapshot, changed_paths, snapshot
+from freshpass.ledger.content import ContentError, ContentSnapshot, changed_paths
 from freshpass.ledger.shared import SharedOptions
 from freshpass.ledger.store import EvidenceDraft, Ledger, LedgerError
 from lsprotocol import types
@@ -199,12 +200,11 @@ class Backend:
         if self.on_late_facts is not None:
             self.on_late_facts(root, facts)
 
-    async def snapshot(
-        self, root: Path, ignore: list[str], ignore_prose: bool, *, quiet: bool = False
-    ) -> ContentSnapshot | None:
-        """The content of `root` now; None when it cannot be read (said once, unless `quiet`: the caller retries)."""
+    async def snapshot(self, root: Path, facts: ProjectFacts | None, *, quiet: bool = False) -> ContentSnapshot | None:
+        """The content of `root` now, under the project's own rules (never the editor's: every door must compute the
+        same id); None when it cannot be read (said once, unless `quiet`: the caller retries)."""
         try:
-            return await asyncio.to_thread(snapshot, root, ignore, ignore_prose)
+            return await asyncio.to_thread(ContentRules.of(facts).snapshot, root)
         except ContentError as exc:
             if not quiet:
                 self.say_once(types.MessageType.Warning, f"freshpass: cannot tell what {root} contains: {exc}")

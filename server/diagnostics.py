@@ -60,6 +60,8 @@ class DiagnosticsFeature(Feature):
 
     def diagnostic_for(self, document: DocumentRef, stale: set[str] | None = None) -> types.Diagnostic | None:
         root = document.root
+        if self.server.settings.hides(document.relative):
+            return None  # the editor hides it (`freshpass.ignore`, `ignoreProse`); content ids stay the project's
         stale = root.stale_paths() if stale is None else stale
         disk_stale = document.relative in stale and (document.relative in root.touched or document.text is not None)
         if not disk_stale and not document.unsaved:
@@ -94,7 +96,7 @@ class DiagnosticsFeature(Feature):
             uri = (root.path / relative).as_uri()
             if uri not in documents:
                 document = self.server.document(uri)
-                if document is not None:
+                if document is not None and document.root is root:  # a package's file: the package says
                     documents[uri] = document
         return documents
 

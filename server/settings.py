@@ -12,10 +12,12 @@ reported as a readable problem and the default is used instead.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import pathspec
 from freshpass.evidence import settings_defaults as defaults
 from freshpass.facts.model import SHARED_ACTORS, SharedTrust
 from lsprotocol import types
@@ -58,6 +60,18 @@ class Settings:
     def trust(self) -> SharedTrust:
         """The user's `shared.*` trust settings (design §4.6)."""
         return SharedTrust(self.shared_trust, self.shared_signers, self.shared_allowed_signers)
+
+    def hides(self, relative: str) -> bool:
+        """Does this editor hide diagnostics on `relative` (`ignore`, `ignoreProse`)? Content ids never depend on
+        it: they follow the project's own rules."""
+        return _hidden(self.ignore, self.ignore_prose).match_file(relative)
+
+
+@functools.lru_cache(maxsize=8)
+def _hidden(ignore: tuple[str, ...], ignore_prose: bool) -> pathspec.PathSpec:
+    from freshpass.evidence.status import ignored_paths
+
+    return ignored_paths(ignore, ignore_prose)
 
 
 @dataclass(frozen=True)

@@ -13,39 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from freshpass.facts.model import ProjectFacts, VerifyCommand
+from freshpass.facts.roots import ROOT_MARKERS
 from freshpass.ledger.content import ContentSnapshot
 
-# Files whose change means the facts (declared verify commands) must be read again.
-MANIFEST_NAMES = frozenset(
-    {
-        "pyproject.toml",
-        ".freshpass.toml",
-        "package.json",
-        "Makefile",
-        "GNUmakefile",
-        "justfile",
-        "Justfile",
-        "Taskfile.yml",
-        "Taskfile.yaml",
-        "tox.ini",
-        "noxfile.py",
-        "setup.cfg",
-        "pytest.ini",
-        "Cargo.toml",
-        "go.mod",
-        "go.work",
-        "deno.json",
-        "deno.jsonc",
-        ".pre-commit-config.yaml",
-        "recipe.json",
-        "environment.json",
-    }
-)
 
-
-def touches_facts(relative_path: str) -> bool:
-    name = relative_path.rsplit("/", 1)[-1]
-    return name in MANIFEST_NAMES or relative_path.startswith((".github/workflows/", "scripts/"))
+def touches_facts(facts: ProjectFacts | None, relative_path: str) -> bool:
+    """Could a change to `relative_path` change the root's facts? Yes for anything detection looked at (present or
+    not) or a file in a directory whose entries it read, and for a manifest marker anywhere (a new package)."""
+    if facts is None or facts.reads(relative_path):
+        return True
+    return relative_path.rsplit("/", 1)[-1] in ROOT_MARKERS
 
 
 @dataclass
@@ -60,6 +37,10 @@ class Refresh:
 @dataclass
 class RootState:
     path: Path
+    # A monorepo package (design §6): the workspace root it lies in. Receipts recorded in the package (a terminal's
+    # `freshpass run` in backend/) belong to it, so its files show its status; None for a workspace root.
+    parent: RootState | None = field(default=None, repr=False)
+    package_of: dict[Path, Path] = field(default_factory=dict, repr=False)  # directory -> its package (workspace)
     facts: ProjectFacts | None = None
     snapshot: ContentSnapshot | None = None
     baseline: ContentSnapshot | None = None  # the content when this server first looked: "changed this session"

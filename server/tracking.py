@@ -56,7 +56,7 @@ class Tracker:
     ) -> None:
         if paths:
             root.pending |= paths
-            if any(touches_facts(path) for path in paths):
+            if any(touches_facts(root.facts, path) for path in paths):
                 root.pending_facts = True
         if facts:
             root.pending_facts = True
@@ -135,9 +135,8 @@ class Tracker:
                     root.facts = ProjectFacts(root=str(root.path))
         content_changed = False
         if resnapshot or root.snapshot is None:
-            ignore = [*server.settings.ignore, *root.facts.ignore]
             last_try = root.snapshot_failures >= SNAPSHOT_RETRIES
-            snap = await backend.snapshot(root.path, ignore, server.settings.ignore_prose, quiet=not last_try)
+            snap = await backend.snapshot(root.path, root.facts, quiet=not last_try)
             if snap is None and not last_try:
                 root.snapshot_failures += 1
                 root.pending |= touched

@@ -24,6 +24,7 @@ from freshpass.commands import UsageError
 from freshpass.runner.terminal import safe, say
 
 if TYPE_CHECKING:
+    from freshpass.evidence.status import ContentRules
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
     from freshpass.ledger.git import Repository
@@ -64,8 +65,11 @@ class _Project:
     facts: ProjectFacts | None
 
     @property
-    def ignore(self) -> list[str]:
-        return list(self.facts.ignore) if self.facts is not None else []
+    def rules(self) -> ContentRules:
+        """The project's own content rules (`[tool.freshpass] ignore` and `ignore_prose`): ids every door agrees on."""
+        from freshpass.evidence.status import ContentRules
+
+        return ContentRules.of(self.facts)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -146,10 +150,9 @@ async def _share_current(project: _Project, signing: Signing | None, actor: str 
     """Share the receipts of the project's current content (not already stale when recorded)."""
     import asyncio
 
-    from freshpass.ledger.content import snapshot
     from freshpass.ledger.store import Ledger
 
-    current = await asyncio.to_thread(snapshot, project.root, project.ignore)
+    current = await asyncio.to_thread(project.rules.snapshot, project.root)
     if not current.is_git:
         raise ValueError(f"{project.root} has no git content id; receipts travel through git")
     async with await Ledger.open(read_only=True) as ledger:
@@ -215,7 +218,8 @@ def _publish_locally(
         message = f"nothing to share: no receipt of the current content ({content[:16]}…) of {project.root}"
         return {"content_id": content, "added": 0, "receipts": 0, "message": message}
     commit = resolve_head(project.repository) or ""
-    differing = differences_from_commit(current, commit, project.ignore) if commit else []
+    rules = project.rules
+    differing = differences_from_commit(current, commit, rules.ignore, rules.ignore_prose) if commit else []
     if differing:
         shown = ", ".join(safe(path) for path in differing[:5]) + (" …" if len(differing) > 5 else "")
         say(
@@ -233,8 +237,8 @@ def _publish_locally(
                 provenance=provenance,
                 commit=commit,
                 version=__version__,
-                ignore=project.ignore,
-                ignore_prose=True,
+                ignore=rules.ignore,
+                ignore_prose=rules.ignore_prose,
             )
         )
     first = shared[0]
@@ -294,10 +298,13 @@ def _fetch(project: _Project, remote_name: str) -> dict[str, Any]:
 
 def _list(project: _Project, rev: str | None, *, json_output: bool) -> int:
     from freshpass.facts.model import SharedTrust
-    from freshpass.ledger.content import commit_snapshot, snapshot
+    from freshpass.ledger.content import commit_snapshot
     from freshpass.ledger.notes import shared_for
 
-    current = commit_snapshot(project.root, rev, project.ignore) if rev else snapshot(project.root, project.ignore)
+    rules = project.rules
+    current = (
+        commit_snapshot(project.root, rev, rules.ignore, rules.ignore_prose) if rev else rules.snapshot(project.root)
+    )
     trust = project.facts.shared_trust if project.facts is not None else SharedTrust()
     reading = shared_for(current, trust)
     entries = [view.to_json() for view in reading.views]
