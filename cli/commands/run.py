@@ -36,6 +36,7 @@ from freshpass.commands import UsageError
 if TYPE_CHECKING:
     import asyncio
 
+    from freshpass.evidence.status import ContentRules
     from freshpass.facts.classify import Classification, Match
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
@@ -130,8 +131,11 @@ class _Plan:
     unreadable: str | None = None  # why the project's facts could not be read (then nothing is recorded)
 
     @property
-    def ignore(self) -> list[str]:
-        return list(self.facts.ignore) if self.facts is not None else []
+    def rules(self) -> ContentRules:
+        """The project's content rules (`[tool.freshpass] ignore` and `ignore_prose`), as every door reads them."""
+        from freshpass.evidence.status import ContentRules
+
+        return ContentRules.of(self.facts)
 
     def root_of(self, match: Match) -> Path:
         """The (package) root a match's evidence belongs to: the package holding the directory it ran in."""
@@ -153,6 +157,7 @@ async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tupl
     than the deadline) the plan says why (`unreadable`) and nothing will be recorded.
     """
     from freshpass.evidence.detection import Unavailable, detect_bounded, in_thread
+    from freshpass.evidence.status import ContentRules
     from freshpass.facts.classify import classify
     from freshpass.facts.roots import find_package_root, find_root
 
@@ -184,15 +189,16 @@ async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tupl
     for match in expected.matches:
         match_root = plan.root_of(match)
         plan.evidence_roots[str(match_root)] = match_root
+    default_rules = plan.rules == ContentRules()  # what the early reads used
     for key, future in early.items():
-        if key not in plan.evidence_roots or plan.ignore:
+        if key not in plan.evidence_roots or not default_rules:
             future.add_done_callback(_ignore_outcome)
     if not plan.evidence_roots:
         return plan, {}
-    usable = {key: future for key, future in early.items() if key in plan.evidence_roots and not plan.ignore}
+    usable = {key: future for key, future in early.items() if key in plan.evidence_roots and default_rules}
     before = await _snapshots(
         {key: path for key, path in plan.evidence_roots.items() if key not in usable},
-        plan.ignore,
+        plan.rules,
         "before the run",
         interrupt,
     )
@@ -224,14 +230,13 @@ async def _settle(
 
 
 async def _snapshots(
-    roots: dict[str, Path], ignore: list[str], when: str, interrupt: asyncio.Event | None = None
+    roots: dict[str, Path], rules: ContentRules, when: str, interrupt: asyncio.Event | None = None
 ) -> dict[str, ContentSnapshot]:
     if not roots:
         return {}
     from freshpass.evidence.detection import in_thread
-    from freshpass.ledger.content import snapshot
 
-    reading = {key: in_thread(snapshot, path, ignore, name="freshpass-content") for key, path in roots.items()}
+    reading = {key: in_thread(rules.snapshot, path, name="freshpass-content") for key, path in roots.items()}
     taken = {key: await _settle(future, roots[key], when, interrupt) for key, future in reading.items()}
     return {key: value for key, value in taken.items() if value is not None}
 
@@ -431,7 +436,7 @@ async def _classify_and_record(
         return [], [], f"the project's declared checks could not be read ({plan.unreadable})"
     after_reading = None
     if before:  # read the content after the run while the output is being classified
-        after_reading = asyncio.create_task(_snapshots(dict(plan.evidence_roots), plan.ignore, "after the run"))
+        after_reading = asyncio.create_task(_snapshots(dict(plan.evidence_roots), plan.rules, "after the run"))
     output = result.output.text()
     outcome = classify(
         line, cwd=str(plan.cwd), root=plan.package_root, facts=plan.facts, exit_code=result.exit_code, output=output

@@ -133,7 +133,11 @@ async def test_ci_receipts_reach_a_laptop_clone_shown_counted_only_when_trusted(
     assert entry["commit"] == git_output(laptop, "rev-parse", "HEAD").strip() and entry["digest"].startswith("sha256:")
     assert entry["counted"] is False and "shared.trust is off" in entry["why"]
     human = run_cli("status", cwd=laptop)
-    assert human.returncode == 1 and "shared    ✓ full · CI · just now" in human.stdout
+    assert human.returncode == 1 and "\n  shared    ✓ full · CI · " in human.stdout  # its age: however long this took
+    assert (
+        f"`{TEST_COMMAND}` (github-actions, https://github.com/acme/demo/actions/runs/4242) — not counted"
+        in human.stdout
+    )
 
     # The editor, with trust off: shown in a lens of its own, and an agent is still nudged, with the reason.
     app = laptop / "src" / "app.py"
@@ -242,6 +246,32 @@ def test_ci_is_told_when_its_work_tree_is_not_its_commit_and_no_clone_matches(tm
     laptop = clone(remote, "laptop")
     cli("share", "--fetch", cwd=laptop)
     assert status_json(laptop)["shared"] == []  # shared, but for content no clone of the commit has
+
+
+def test_the_projects_content_rules_travel_with_the_commit_and_every_clone_agrees(tmp_path: Path) -> None:
+    seed = make_project(tmp_path / "seed", PYPROJECT + 'ignore = ["generated/**"]\nignore_prose = false\n')
+    (seed / "README.md").write_text("# demo\n")  # prose, and content in this project
+    git(seed, "add", "-A")
+    git(seed, "commit", "-q", "-m", "readme")
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(seed), str(remote))
+    ci = ci_publishes(remote)
+    laptop = clone(remote, "laptop")
+    cli("share", "--fetch", cwd=laptop)
+    [entry] = status_json(laptop)["shared"]
+    assert (entry["status"], entry["actor"]) == ("passed", "ci")
+    by_commit = json.loads(cli("share", "--list", "--json", "--rev", "HEAD", cwd=laptop).stdout)
+    assert by_commit["content_id"] == snapshot(ci, ["generated/**"], False).content_id != snapshot(ci).content_id
+    assert [each["digest"] for each in by_commit["shared"]] == [entry["digest"]]
+    note = git_output(laptop, "notes", f"--ref={NOTES_REF}", "show", by_commit["content_id"].removeprefix("git:"))
+    line = json.loads(note)
+    assert (line["ignore"], line["ignore_prose"]) == (["generated/**"], False)  # the rules the id was computed under
+    (laptop / "generated").mkdir()
+    (laptop / "generated" / "out.py").write_text("x = 1\n")  # ignored by the project: still the same content
+    (laptop / "NOTES.md").write_text("prose counts here\n")  # prose is content in this project: now it differs
+    assert status_json(laptop)["shared"] == []
+    (laptop / "NOTES.md").unlink()
+    assert [each["digest"] for each in status_json(laptop)["shared"]] == [entry["digest"]]
 
 
 def test_the_developers_one_line_from_the_docs_brings_ci_receipts_with_git_fetch(tmp_path: Path) -> None:
