@@ -30,13 +30,14 @@ from urllib.parse import unquote, urlparse
 
 import pathspec
 from freshpass.evidence import settings_defaults
-from freshpass.evidence.status import ContentRules, ignored_paths, root_status
-from freshpass.ledger.shared import uncounted_passes
+from freshpass.evidence.status import ContentRules, Status, ignored_paths, root_status
+from freshpass.ledger.shared import shared_of, uncounted_passes
 
 if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
     from freshpass.ledger.shared import SharedOptions
+    from freshpass.ledger.store import Evidence
 
 Verdict = Literal["verified", "nudge", "exhausted", "not_applicable"]
 SCOPE_RANK = {"targeted": 0, "full": 1}
@@ -81,7 +82,7 @@ class Decision:
     verdict: Verdict
     message: str
     commands: list[dict[str, str]] = field(default_factory=list)
-    status: dict[str, Any] | None = None
+    status: Status | None = None
     nudges_left: int = 0
     changed_paths: list[str] = field(default_factory=list)  # code-relevant paths not covered, relative to the root
 
@@ -97,7 +98,7 @@ class Decision:
             "message": self.message,
             "synthetic": self.synthetic,
             "commands": [dict(command) for command in self.commands],
-            "status": self.status,
+            "status": self.status.to_json() if self.status is not None else None,
             "nudgesLeft": self.nudges_left,
             "changedPaths": list(self.changed_paths),
         }
@@ -118,20 +119,20 @@ def run_line(command: str, cwd: str = ".") -> str:
     return line
 
 
-def done_commands(status: Mapping[str, Any] | None, rules: DoneRules) -> list[dict[str, str]]:
+def done_commands(status: Status | None, rules: DoneRules) -> list[dict[str, str]]:
     """The approved verify commands whose pass would count as done, in the facts' order of precedence."""
     commands: list[dict[str, str]] = []
-    for entry in (status or {}).get("verify_commands") or []:
-        if not isinstance(entry, Mapping) or entry.get("kind") not in rules.kinds or not entry.get("command"):
+    for entry in status.verify_commands if status is not None else ():
+        if entry.kind not in rules.kinds or not entry.command:
             continue
-        command, cwd = str(entry["command"]), str(entry.get("cwd") or ".")
+        cwd = entry.cwd or "."
         commands.append(
             {
-                "command": command,
-                "kind": str(entry["kind"]),
+                "command": entry.command,
+                "kind": entry.kind,
                 "cwd": cwd,
-                "source": str(entry.get("source") or ""),
-                "run": run_line(command, cwd),
+                "source": entry.source or "",
+                "run": run_line(entry.command, cwd),
             }
         )
     # Kinds in the order the rules list them (a `test` command first when both test and lint count).
@@ -139,20 +140,9 @@ def done_commands(status: Mapping[str, Any] | None, rules: DoneRules) -> list[di
     return sorted(commands, key=lambda command: order[command["kind"]])
 
 
-def _evidence(value: Any) -> dict[str, Any] | None:
-    return dict(value) if isinstance(value, Mapping) and value else None
-
-
-def fresh_receipts(status: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each kind's receipt (the status JSON `evidence` shape) that ran against the root's current content."""
-    receipts: dict[str, dict[str, Any]] = {}
-    kinds = status.get("kinds")
-    for kind, entry in kinds.items() if isinstance(kinds, Mapping) else ():
-        if isinstance(entry, Mapping) and entry.get("fresh") is True:
-            evidence = _evidence(entry.get("evidence"))
-            if evidence is not None:
-                receipts[str(kind)] = evidence
-    return receipts
+def fresh_receipts(status: Status) -> dict[str, Evidence]:
+    """Each kind's receipt that ran against the root's current content."""
+    return {kind: state.evidence for kind, state in status.fresh_kinds().items()}
 
 
 def code_paths(paths: Iterable[str], ignored: pathspec.PathSpec | None = None) -> list[str]:
@@ -179,35 +169,33 @@ def _quote(command: Any) -> str:
     return f"`{command}`"
 
 
-def _evidence_gap(status: Mapping[str, Any], rules: DoneRules, receipts: Mapping[str, dict[str, Any]]) -> str:
+def _evidence_gap(status: Status, rules: DoneRules, receipts: Mapping[str, Evidence]) -> str:
     """Why what exists does not count as done: the sentence after "what changed"."""
     wanted = f"{rules.kinds_label} run" if rules.scope == "targeted" else f"full {rules.kinds_label} run"
     for kind in rules.kinds:
         receipt = receipts.get(kind)
         if receipt is None:
             continue
-        command = _quote(receipt.get("command") or receipt.get("canonical_command") or kind)
-        if receipt.get("status") == "failed":
-            reason = receipt.get("reason") or (
-                f"exit {receipt['exit_code']}" if receipt.get("exit_code") is not None else ""
-            )
+        command = _quote(receipt.command or receipt.canonical_command or kind)
+        if receipt.status == "failed":
+            reason = receipt.reason or (f"exit {receipt.exit_code}" if receipt.exit_code is not None else "")
             return f"The latest {kind} run against this content, {command}, failed" + (
                 f" ({reason})." if reason else "."
             )
-        if receipt.get("scope") == "targeted":
+        if receipt.scope == "targeted":
             return (
                 f"Only a targeted {kind} run, {command}, passed against this content: it checks part of the "
                 f"project, not the whole change. No fresh passing {wanted} covers it."
             )
     for kind, receipt in receipts.items():
-        if kind not in rules.kinds and receipt.get("status") == "passed":
-            command = _quote(receipt.get("command") or kind)
+        if kind not in rules.kinds and receipt.status == "passed":
+            command = _quote(receipt.command or kind)
             return f"Only a {kind} run, {command}, passed against this content; no fresh passing {wanted} covers it."
-    headline = _evidence(status.get("evidence"))
-    if status.get("status") == "stale" and headline is not None:
-        command = _quote(headline.get("command") or headline.get("canonical_command") or "the last run")
-        result = headline.get("status") or "ran"
-        return f"The last {headline.get('kind') or 'recorded'} run, {command} ({result}), ran before these changes."
+    headline = status.evidence
+    if status.status == "stale" and headline is not None:
+        command = _quote(headline.command or headline.canonical_command or "the last run")
+        result = headline.status or "ran"
+        return f"The last {headline.kind or 'recorded'} run, {command} ({result}), ran before these changes."
     if headline is None:
         return f"No {rules.kinds_label} run of this project is on record yet."
     return f"No fresh passing {wanted} covers them."
@@ -233,7 +221,7 @@ def _what_changed(uncovered: Sequence[str]) -> str:
 
 
 def decide(
-    status: Mapping[str, Any] | None,
+    status: Status | None,
     *,
     changed_paths: Iterable[str] = (),
     nudges_used: int = 0,
@@ -242,10 +230,10 @@ def decide(
     done_scope: str = DEFAULT_DONE_SCOPE,
     ignore: Sequence[str] = (),
     ignore_prose: bool = True,
-    covering_pass: Mapping[str, Any] | None = None,
+    covering_pass: Evidence | None = None,
     content_changed: bool = False,
 ) -> Decision:
-    """The verdict for a root's `status` (design §4.5 JSON; None when the path is under no root).
+    """The verdict for a root's `status` (design §4.5; None when the path is under no root).
 
     `changed_paths` are root-relative paths the caller knows changed (the agent's edits, uncommitted changes);
     they matter only when no qualifying pass exists, and prose and `ignore` globs are dropped from them, the same
@@ -260,7 +248,7 @@ def decide(
         return Decision(
             "not_applicable", "freshpass: not inside a project root; nothing to verify.", nudges_left=budget
         )
-    current_status = dict(status)
+    current_status = status
     commands = done_commands(current_status, rules)
     receipts = fresh_receipts(current_status)
     left = max(0, budget - nudges_used)
@@ -269,30 +257,31 @@ def decide(
         (
             receipts[kind]
             for kind in rules.kinds
-            if kind in receipts
-            and rules.counts_as_done(kind, receipts[kind].get("scope"), receipts[kind].get("status"))
+            if kind in receipts and rules.counts_as_done(kind, receipts[kind].scope, receipts[kind].status)
         ),
         None,
     )
-    if done is None and covering_pass is not None:
-        pass_receipt = dict(covering_pass)
-        if rules.counts_as_done(pass_receipt.get("kind"), pass_receipt.get("scope"), pass_receipt.get("status")):
-            done = pass_receipt
+    if (
+        done is None
+        and covering_pass is not None
+        and rules.counts_as_done(covering_pass.kind, covering_pass.scope, covering_pass.status)
+    ):
+        done = covering_pass
     if done is not None:
-        command = _quote(done.get("command") or done.get("canonical_command") or done.get("kind"))
-        shared = done.get("shared")
-        source = f" (a shared receipt from {shared.get('actor')})" if isinstance(shared, Mapping) else ""
+        command = _quote(done.command or done.canonical_command or done.kind)
+        shared = shared_of(done)
+        source = f" (a shared receipt from {shared.actor})" if shared is not None else ""
         return Decision(
             "verified",
-            f"freshpass: verified: {command} passed ({done.get('scope')}){source} against the current content.",
+            f"freshpass: verified: {command} passed ({done.scope}){source} against the current content.",
             commands,
             current_status,
             nudges_left=left,
         )
 
     ignored = ignored_paths(ignore, ignore_prose)
-    uncovered = code_paths([*(current_status.get("changed_paths") or []), *changed_paths], ignored)
-    if not uncovered and not content_changed and current_status.get("status") != "stale":
+    uncovered = code_paths([*current_status.changed_paths, *changed_paths], ignored)
+    if not uncovered and not content_changed and current_status.status != "stale":
         return Decision(
             "not_applicable",
             "freshpass: nothing to verify: no code changed (prose and ignored files do not count), and no fresh "
@@ -304,7 +293,7 @@ def decide(
 
     what = _what_changed(uncovered)
     gap = _evidence_gap(current_status, rules, receipts)
-    gap = " ".join(filter(None, (gap, uncounted_passes(current_status, rules.kinds))))
+    gap = " ".join(filter(None, (gap, uncounted_passes(current_status.shared, rules.kinds))))
     if nudges_used < budget:
         return Decision(
             "nudge",
@@ -382,21 +371,17 @@ def _newer(first: Any, second: Any) -> Any:
     return first if first.id > second.id else second
 
 
-async def pass_history(
-    ledger: Any, root: str, content_id: str, rules: DoneRules, status: Mapping[str, Any]
-) -> PassHistory:
+async def pass_history(ledger: Any, root: str, content_id: str, rules: DoneRules, status: Status) -> PassHistory:
     """Find the baseline (the budget's key) and a covering pass among the root's receipts of the done kinds.
 
     A nudge budget lasts from one qualifying pass to the next, so the baseline need not be fresh: after an edit,
     the nudges spent belong to the last pass, and reaching a new pass starts a new budget (design §7). The newest
     receipts almost always answer; the rest of the history is read only when they do not.
     """
-    raw_kinds = status.get("kinds")
-    kinds: Mapping[str, Any] = raw_kinds if isinstance(raw_kinds, Mapping) else {}
     baseline = covering = None
     for kind in rules.kinds:
-        entry = kinds.get(kind)
-        ran_on_this_content = isinstance(entry, Mapping) and entry.get("fresh") is True
+        entry = status.kinds.get(kind)
+        ran_on_this_content = entry is not None and entry.fresh
         for limit in (FIRST_PAGE, BASELINE_SEARCH_LIMIT):
             events = await ledger.events(root, limit, kind=kind)
             found = scan_kind(events, rules, content_id, ran_on_this_content=ran_on_this_content)
@@ -535,7 +520,7 @@ async def evaluate(
         done_scope=rules.scope,
         ignore=content_rules.ignore,
         ignore_prose=content_rules.ignore_prose,
-        covering_pass=history.covering.status_json() if history.covering is not None else None,
+        covering_pass=history.covering,
         content_changed=content_changed,
     )
     if decision.verdict == "nudge" and record:

@@ -9,15 +9,17 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
-import pathspec
-from freshpass.facts.model import ProjectFacts
+from freshpass.facts.model import ProjectFacts, VerifyCommand
 from freshpass.ledger.content import PROSE_KEPT, ContentSnapshot, changed_paths, prose_globs
 from freshpass.ledger.content import snapshot as take_snapshot
-from freshpass.ledger.shared import SharedOptions
+from freshpass.ledger.shared import MAX_SHOWN, SharedOptions, SharedView
 from freshpass.ledger.store import Evidence, Ledger
+
+if TYPE_CHECKING:
+    import pathspec
 
 HEADLINE_KIND = "test"
 
@@ -48,6 +50,8 @@ class ContentRules:
 
 def ignored_paths(ignore: Iterable[str] = (), ignore_prose: bool = True) -> pathspec.PathSpec:
     """Gitignore-style globs (and prose, unless turned off) as one matcher of root-relative paths."""
+    import pathspec  # not at import time: `freshpass run` starts faster without it
+
     patterns = [line.strip() for line in ignore if line.strip() and not line.strip().startswith("#")]
     if ignore_prose:
         patterns += prose_globs() + [f"!{name}" for name in PROSE_KEPT]
@@ -61,28 +65,82 @@ def pick_headline(receipts: Mapping[str, Evidence]) -> Evidence | None:
     return max(receipts.values(), key=lambda evidence: evidence.id, default=None)
 
 
+@dataclass(frozen=True)
+class KindState:
+    """One kind of check in a status: its newest receipt, and whether that receipt covers the content now."""
+
+    status: str  # the receipt's `passed` | `failed` when fresh, else `stale`
+    scope: str | None  # the receipt's `full` | `targeted` when fresh, else None
+    fresh: bool
+    evidence: Evidence
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "scope": self.scope,
+            "fresh": self.fresh,
+            "evidence": self.evidence.status_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Status:
+    """A root's status (design §4.5): what the CLI prints, the server shows and the done-check decides on.
+
+    `to_json()` is the stable wire form (`freshpass status --json`, `freshpass/status`, `freshpass/statusChanged`);
+    docs/status.schema.json describes it for the TypeScript and Lua clients.
+    """
+
+    root: str
+    status: str = "unverified"  # passed | failed | stale | unverified
+    scope: str | None = None  # full | targeted, when the headline receipt is fresh
+    kinds: Mapping[str, KindState] = field(default_factory=dict)
+    evidence: Evidence | None = None  # the headline receipt
+    changed_paths: tuple[str, ...] = ()  # root-relative files that differ from what a stale headline ran against
+    verify_commands: tuple[VerifyCommand, ...] = ()
+    shared: tuple[SharedView, ...] = ()  # shared receipts of the current content, newest first (design §4.6)
+
+    @property
+    def has_evidence(self) -> bool:
+        return self.evidence is not None
+
+    def fresh_kinds(self) -> dict[str, KindState]:
+        """The kinds whose newest receipt covers the content now."""
+        return {kind: state for kind, state in self.kinds.items() if state.fresh}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "root": self.root,
+            "status": self.status,
+            "scope": self.scope,
+            "kinds": {kind: state.to_json() for kind, state in self.kinds.items()},
+            "evidence": self.evidence.status_json() if self.evidence is not None else None,
+            "changed_paths": list(self.changed_paths),
+            "verify_commands": [command.to_json() for command in self.verify_commands],
+            "shared": [view.to_json() for view in self.shared],
+        }
+
+
 def build_status(
     root: str,
     fresh: Mapping[str, Evidence],
     newest: Mapping[str, Evidence],
     changed: Sequence[str] = (),
-    verify_commands: Iterable[Mapping[str, Any]] = (),
-) -> dict[str, Any]:
-    """The status JSON (stable) from each kind's freshest and newest receipts.
+    verify_commands: Iterable[VerifyCommand] = (),
+) -> Status:
+    """The status from each kind's freshest and newest receipts.
 
     `fresh`: per kind, the newest evidence recorded against the current content (and not already stale when
     recorded). `newest`: per kind, the newest evidence at all. `changed`: paths that differ from the content of
     the stale headline evidence (ignored when something is fresh).
     """
-    kinds: dict[str, dict[str, Any]] = {}
+    kinds: dict[str, KindState] = {}
     for kind in sorted(set(fresh) | set(newest)):
         receipt = fresh.get(kind)
         if receipt is not None:
-            kinds[kind] = {"status": receipt.status, "scope": receipt.scope, "fresh": True}
+            kinds[kind] = KindState(receipt.status, receipt.scope, True, receipt)
         else:
-            receipt = newest[kind]
-            kinds[kind] = {"status": "stale", "scope": None, "fresh": False}
-        kinds[kind]["evidence"] = receipt.status_json()
+            kinds[kind] = KindState("stale", None, False, newest[kind])
 
     headline = pick_headline(fresh)
     if headline is not None:
@@ -93,15 +151,7 @@ def build_status(
         scope = None
         if headline is None:
             changed = ()
-    return {
-        "root": root,
-        "status": status,
-        "scope": scope,
-        "kinds": kinds,
-        "evidence": headline.status_json() if headline is not None else None,
-        "changed_paths": list(changed),
-        "verify_commands": [dict(command) for command in verify_commands],
-    }
+    return Status(root, status, scope, kinds, headline, tuple(changed), tuple(verify_commands))
 
 
 async def root_status(
@@ -111,8 +161,8 @@ async def root_status(
     snapshot: ContentSnapshot | None = None,
     *,
     shared: SharedOptions | None = None,
-) -> dict[str, Any]:
-    """The status JSON of `root` now (design §4.5), with the shared receipts of its content judged as `shared` says
+) -> Status:
+    """The status of `root` now (design §4.5), with the shared receipts of its content judged as `shared` says
     (design §4.6; by default under the project's `[tool.freshpass.shared]`).
 
     Without `snapshot` the content is read from disk (git runs in a worker thread) under the project's
@@ -129,18 +179,52 @@ async def root_status(
             changed = await asyncio.to_thread(
                 changed_paths, root_key, reference.content_id, current, old_manifest=old_manifest
             )
-    commands = [command.to_json() for command in facts.verify_commands] if facts is not None else []
-    status = build_status(root_key, fresh, newest, changed, commands)
+    status = build_status(root_key, fresh, newest, changed, facts.verify_commands if facts is not None else ())
     return await with_shared_receipts(status, current, facts, shared or SharedOptions())
 
 
 async def with_shared_receipts(
-    status: dict[str, Any], current: ContentSnapshot, facts: ProjectFacts | None, shared: SharedOptions
-) -> dict[str, Any]:
+    status: Status, current: ContentSnapshot, facts: ProjectFacts | None, shared: SharedOptions
+) -> Status:
     """`status` with the shared receipts of `current`'s content (design §4.6)."""
     from freshpass.ledger.notes import shared_for
-    from freshpass.ledger.shared import with_shared
 
     policy = shared.policy(facts.shared_trust if facts is not None else None)
     reading = await asyncio.to_thread(shared_for, current, policy)
     return with_shared(status, shared.judged(reading.views))
+
+
+def with_shared(status: Status, views: Sequence[SharedView]) -> Status:
+    """`status` with the shared receipts of its content (design §4.6): listed under `shared`, and a counted one
+    standing in for a kind with no fresh local receipt or only a targeted local pass. A fresh local receipt — a
+    failure above all — wins."""
+    ordered = sorted(views, key=lambda view: (view.receipt.finished_at, view.receipt.digest), reverse=True)
+    kinds = dict(status.kinds)
+    stood_in: set[str] = set()
+    for view in ordered:
+        receipt = view.receipt
+        local = kinds.get(receipt.kind)
+        if not view.counted or receipt.kind in stood_in:
+            continue  # not evidence here, or a newer counted shared receipt already stands for this kind
+        if local is not None and local.fresh:
+            local_pass_is_narrower = local.status == "passed" and local.scope == "targeted"
+            if not (local_pass_is_narrower and receipt.status == "passed" and receipt.scope == "full"):
+                continue
+        kinds[receipt.kind] = KindState(receipt.status, receipt.scope, True, view.evidence(status.root))
+        stood_in.add(receipt.kind)
+    shown = tuple(ordered[:MAX_SHOWN])
+    if not stood_in:
+        return replace(status, shared=shown)
+    fresh = {kind: state.evidence for kind, state in kinds.items() if state.fresh}
+    # The headline is the test receipt, else the newest (shared receipts have no ledger id to order by).
+    headline = fresh.get(HEADLINE_KIND) or max(fresh.values(), key=lambda evidence: evidence.finished_at)
+    state = kinds[headline.kind]
+    return replace(
+        status,
+        status=state.status,
+        scope=state.scope,
+        kinds=dict(sorted(kinds.items())),
+        evidence=headline,
+        changed_paths=(),
+        shared=shown,
+    )

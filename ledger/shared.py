@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 from typing import Any
 
@@ -117,6 +118,19 @@ class SharedReceipt:
     @property
     def tree(self) -> str:
         return self.content.removeprefix("git:")
+
+    @property
+    def started_epoch(self) -> float:
+        return _epoch(self.started_at)
+
+    @property
+    def finished_epoch(self) -> float:
+        return _epoch(self.finished_at)
+
+
+def _epoch(iso: str) -> float:
+    """Epoch seconds of a time as shared lines spell it (validated: `2026-01-01T10:00:00.250Z`)."""
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
 def canonical(value: Mapping[str, Any]) -> str:
@@ -416,29 +430,62 @@ class SharedView:
         )
         return data
 
-    def evidence_json(self) -> dict[str, Any]:
-        """The §4.5 `evidence` shape for a counted shared receipt: no local id, and where it came from."""
+    def evidence(self, root: str) -> SharedEvidence:
+        """The receipt as the evidence of a status it stands in (design §4.6): no id in this ledger."""
         receipt = self.receipt
+        tests = receipt.tests
+        return SharedEvidence(
+            id=0,
+            created_at=receipt.finished_epoch,
+            root=root,
+            command=receipt.command,
+            canonical_command=receipt.canonical_command,
+            kind=receipt.kind,
+            scope=receipt.scope,
+            status=receipt.status,
+            content_id=receipt.content,
+            started_at=receipt.started_epoch,
+            finished_at=receipt.finished_epoch,
+            duration=receipt.duration_ms / 1000,
+            exit_code=receipt.exit_code,
+            reason=receipt.reason,
+            actor=receipt.actor,
+            tests_passed=None if tests is None else tests.passed,
+            tests_failed=None if tests is None else tests.failed,
+            tests_skipped=None if tests is None else tests.skipped,
+            view=self,
+        )
+
+
+@dataclass(frozen=True)
+class SharedEvidence(Evidence):
+    """A counted shared receipt standing in a status as its evidence (design §4.6). It has no id in this machine's
+    ledger: `id` is 0 here and null on the wire, and `shared` says who ran it and where."""
+
+    view: SharedView | None = None
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """Who ran it and where: the `shared` object of the status JSON's `evidence`."""
+        receipt = self.view.receipt if self.view is not None else None
         return {
-            "id": None,
-            "command": receipt.command,
-            "canonical_command": receipt.canonical_command,
-            "kind": receipt.kind,
-            "scope": receipt.scope,
-            "status": receipt.status,
-            "exit_code": receipt.exit_code,
-            "reason": receipt.reason,
-            "finished_at": receipt.finished_at,
-            "session": "",
-            "tests": None if receipt.tests is None else _tests_json(receipt.tests),
-            "shared": {
-                "actor": receipt.actor,
-                "provider": receipt.provider,
-                "job_url": receipt.job_url,
-                "commit": receipt.commit,
-                "signer": self.signature.signer,
-            },
+            "actor": self.actor,
+            "provider": receipt.provider if receipt else "",
+            "job_url": receipt.job_url if receipt else "",
+            "commit": receipt.commit if receipt else "",
+            "signer": self.view.signature.signer if self.view is not None else None,
         }
+
+    def status_json(self) -> dict[str, Any]:
+        return {**super().status_json(), "id": None, "shared": self.provenance}
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "id": None, "shared": self.provenance}
+
+
+def shared_of(evidence: Evidence | None) -> SharedEvidence | None:
+    """`evidence` when it is a shared receipt standing in a status, else None."""
+    return evidence if isinstance(evidence, SharedEvidence) else None
 
 
 def judge(receipt: SharedReceipt, signature: Signature, trust: SharedTrust) -> SharedView:
@@ -459,59 +506,18 @@ def judge(receipt: SharedReceipt, signature: Signature, trust: SharedTrust) -> S
 # ---- in a status --------------------------------------------------------------------------------------------------
 
 
-def _newest_first(views: Sequence[SharedView]) -> list[SharedView]:
-    return sorted(views, key=lambda view: (view.receipt.finished_at, view.receipt.digest), reverse=True)
-
-
-def with_shared(status: Mapping[str, Any], views: Sequence[SharedView]) -> dict[str, Any]:
-    """The §4.5 status with the shared receipts of its content (design §4.6): listed under `shared`, and a counted
-    one standing in for a kind with no fresh local receipt or only a targeted local pass. A fresh local receipt —
-    a failure above all — wins."""
-    result = dict(status)
-    ordered = _newest_first(views)
-    result["shared"] = [view.to_json() for view in ordered[:MAX_SHOWN]]
-    kinds = {kind: dict(entry) for kind, entry in (status.get("kinds") or {}).items()}
-    replaced = False
-    for view in ordered:
-        if not view.counted:
-            continue
-        receipt = view.receipt
-        local = kinds.get(receipt.kind)
-        if local is not None and local.get("shared"):
-            continue  # a newer counted shared receipt already stands for this kind
-        if local is not None and local.get("fresh"):
-            local_pass_is_narrower = local.get("status") == "passed" and local.get("scope") == "targeted"
-            if not (local_pass_is_narrower and receipt.status == "passed" and receipt.scope == "full"):
-                continue
-        kinds[receipt.kind] = {
-            "status": receipt.status,
-            "scope": receipt.scope,
-            "fresh": True,
-            "evidence": view.evidence_json(),
-            "shared": True,
-        }
-        replaced = True
-    if not replaced:
-        return result
-    result["kinds"] = dict(sorted(kinds.items()))
-    fresh = {kind: entry for kind, entry in kinds.items() if entry.get("fresh")}
-    kind = "test" if "test" in fresh else max(fresh, key=lambda each: str(fresh[each]["evidence"].get("finished_at")))
-    headline = fresh[kind]
-    result.update(status=headline["status"], scope=headline["scope"], evidence=headline["evidence"], changed_paths=[])
-    return result
-
-
-def uncounted_passes(status: Mapping[str, Any], kinds: Sequence[str]) -> str:
+def uncounted_passes(views: Sequence[SharedView], kinds: Sequence[str]) -> str:
     """For someone told the content is not verified: a shared pass of one of `kinds` on this very content that does
     not count, and why (an empty text when there is none)."""
-    for entry in status.get("shared") or ():
-        if entry.get("counted") or entry.get("status") != "passed" or entry.get("kind") not in kinds:
+    for view in views:
+        receipt = view.receipt
+        if view.counted or receipt.status != "passed" or receipt.kind not in kinds:
             continue
-        where = f" in {ACTOR_LABELS.get(str(entry.get('actor')), 'an unknown place')}"
-        provider = f" ({entry['provider']})" if entry.get("provider") else ""
+        where = f" in {ACTOR_LABELS.get(receipt.actor, 'an unknown place')}"
+        provider = f" ({receipt.provider})" if receipt.provider else ""
         return (
-            f"A shared receipt says `{entry.get('command')}` passed ({entry.get('scope')}){where}{provider} on this "
-            f"content, but it does not count: {entry.get('why')}."
+            f"A shared receipt says `{receipt.command}` passed ({receipt.scope}){where}{provider} on this "
+            f"content, but it does not count: {view.why}."
         )
     return ""
 
@@ -529,6 +535,7 @@ __all__ = [
     "SHARED_ACTORS",
     "LineRejected",
     "Provenance",
+    "SharedEvidence",
     "SharedReceipt",
     "SharedTrust",
     "SharedView",
@@ -541,5 +548,6 @@ __all__ = [
     "normal_form",
     "parse_line",
     "provenance_for",
-    "with_shared",
+    "shared_of",
+    "uncounted_passes",
 ]

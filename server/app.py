@@ -780,7 +780,7 @@ def _register_handlers(server: FreshpassServer) -> None:
             raise JsonRpcException(message="no freshpass root holds that uri/root", code=LSP_REQUEST_FAILED)
         await _first_refresh(root)
         await ls.tracker.settle(root)
-        return root.status
+        return root.status.to_json()
 
     @server.feature("freshpass/checkDone")
     async def on_check_done(ls: FreshpassServer, params: Any) -> Any:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from freshpass.evidence.status import ContentRules
+from freshpass.evidence.status import ContentRules, Status
 from freshpass.facts.model import ProjectFacts
 from freshpass.ledger.content import ContentError, ContentSnapshot, changed_paths
 from freshpass.ledger.shared import SharedOptions
@@ -34,18 +34,9 @@ def load_facts(root: Path) -> ProjectFacts:
     return detect_facts(root)
 
 
-def unavailable_status(root: Path, facts: ProjectFacts | None) -> dict[str, Any]:
-    """The status JSON (design §4.5) when the ledger cannot be read: nothing is known to be verified."""
-    return {
-        "root": str(root),
-        "status": "unverified",
-        "scope": None,
-        "kinds": {},
-        "evidence": None,
-        "changed_paths": [],
-        "verify_commands": [c.to_json() for c in facts.verify_commands] if facts else [],
-        "shared": [],
-    }
+def unavailable_status(root: Path, facts: ProjectFacts | None) -> Status:
+    """The status (design §4.5) when the ledger cannot be read: nothing is known to be verified."""
+    return Status(str(root), verify_commands=tuple(facts.verify_commands) if facts else ())
 
 
 class Backend:
@@ -113,14 +104,14 @@ class Backend:
         facts: ProjectFacts | None,
         snap: ContentSnapshot | None,
         shared: SharedOptions | None = None,
-    ) -> dict[str, Any]:
+    ) -> Status:
         from freshpass.evidence.status import root_status
 
         ledger = await self.open()
         if ledger is None or facts is None:
             return unavailable_status(root, facts)
         try:
-            return dict(await root_status(ledger, root, facts, snapshot=snap, shared=shared))
+            return await root_status(ledger, root, facts, snapshot=snap, shared=shared)
         except LedgerError as exc:
             self._ledger_failed(exc)
             return unavailable_status(root, facts)

@@ -10,30 +10,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from freshpass.evidence.status import Status
+from freshpass.ledger.shared import SharedView, shared_of
 from freshpass.ledger.shared import label as shared_label
+from freshpass.ledger.store import Evidence
 from freshpass.runner.terminal import safe
 
 STALE_STATUSES = ("stale", "unverified")
-
-
-def parse_time(value: Any) -> float | None:
-    """Epoch seconds from the ledger's timestamps (epoch numbers or ISO 8601 strings)."""
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=dt.timezone.utc)
-        return parsed.timestamp()
-    return None
 
 
 def age(then: float | None, now: float | None = None) -> str:
@@ -61,11 +46,6 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def evidence_of(status: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    evidence = status.get("evidence")
-    return evidence if isinstance(evidence, Mapping) and evidence else None
-
-
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 
 
@@ -86,83 +66,78 @@ def code_span(text: object, *, in_table: bool = False) -> str:
     return span.replace("|", "\\|") if in_table else span
 
 
-def evidence_command(evidence: Mapping[str, Any]) -> str:
-    return str(evidence.get("command") or evidence.get("canonical_command") or "?")
+def evidence_command(evidence: Evidence) -> str:
+    return evidence.command or evidence.canonical_command or "?"
 
 
-def evidence_result(evidence: Mapping[str, Any]) -> str:
+def evidence_result(evidence: Evidence) -> str:
     """`passed (full)`, `failed (targeted, exit 1: no tests ran)`."""
-    result = str(evidence.get("status") or "?")
-    details = [str(evidence.get("scope") or "?")]
-    if result != "passed":
-        exit_code = evidence.get("exit_code")
-        if exit_code is not None:
-            details.append(f"exit {exit_code}")
-        if evidence.get("reason"):
-            details[-1] += f": {evidence['reason']}"
-    return f"{result} ({', '.join(details)})"
+    details = [evidence.scope or "?"]
+    if evidence.status != "passed":
+        if evidence.exit_code is not None:
+            details.append(f"exit {evidence.exit_code}")
+        if evidence.reason:
+            details[-1] += f": {evidence.reason}"
+    return f"{evidence.status or '?'} ({', '.join(details)})"
 
 
-def since_phrase(evidence: Mapping[str, Any], now: float | None = None) -> str:
+def since_phrase(evidence: Evidence, now: float | None = None) -> str:
     """since `uv run pytest` passed (full) 3 min ago"""
-    when = age(parse_time(evidence.get("finished_at")), now)
+    when = age(evidence.finished_at, now)
     return f"`{evidence_command(evidence)}` {evidence_result(evidence)} {when}"
 
 
-def lens_title(status: Mapping[str, Any], now: float | None = None, *, changed_count: int | None = None) -> str:
+def lens_title(status: Status, now: float | None = None, *, changed_count: int | None = None) -> str:
     """The status lens at the top of a file. `changed_count` overrides the status' own count (with no receipt, the
     server counts what changed since it started)."""
-    state = status.get("status")
-    evidence = evidence_of(status)
-    changed = len(status.get("changed_paths") or ()) if changed_count is None else changed_count
+    state = status.status
+    evidence = status.evidence
+    changed = len(status.changed_paths) if changed_count is None else changed_count
     if evidence is None or state == "unverified":
         if changed:
             return f"⚠ unverified · {plural(changed, 'file')} changed · no receipt yet"
         return "⚠ unverified · no receipt yet"
-    when = age(parse_time(evidence.get("finished_at")), now)
+    when = age(evidence.finished_at, now)
     command = evidence_command(evidence)
-    if evidence.get("shared") and state != "stale":  # a counted shared receipt (design §4.6): who ran it
-        return f"{shared_label(evidence, when)} · {command}"
+    shared = shared_of(evidence)
+    if shared is not None and state != "stale":  # a counted shared receipt (design §4.6): who ran it
+        return f"{shared_label(shared.status_json(), when)} · {command}"
     if state == "stale":
-        return f"⚠ unverified · {plural(changed, 'file')} changed · since {command} {evidence.get('status')} {when}"
+        return f"⚠ unverified · {plural(changed, 'file')} changed · since {command} {evidence.status} {when}"
     if state == "failed":
-        reason = evidence.get("reason") or f"exit {evidence.get('exit_code')}"
+        reason = evidence.reason or f"exit {evidence.exit_code}"
         return f"✗ failed · {reason} · {command} · {when}"
-    if status.get("scope") == "targeted" or evidence.get("scope") == "targeted":
+    if status.scope == "targeted" or evidence.scope == "targeted":
         return f"◐ targeted · {command} · {when}"
     return f"✓ full · {command} · {when}"
 
 
-def shared_lens_title(status: Mapping[str, Any], now: float | None = None) -> str | None:
+def shared_lens_title(status: Status, now: float | None = None) -> str | None:
     """The lens of a shared receipt of this content that the status does not stand on (design §4.6):
     `shared ✓ full · CI · 2 h ago · not counted`. None when there is none, or when the status lens shows it."""
-    entries = [entry for entry in status.get("shared") or () if isinstance(entry, Mapping)]
-    headline = evidence_of(status)
-    if not entries or (headline is not None and headline.get("shared")):
+    if not status.shared or shared_of(status.evidence) is not None:
         return None
-    entry = next((entry for entry in entries if entry.get("kind") == "test"), entries[0])
-    standing = "a local run wins" if entry.get("counted") else "not counted"
-    return f"shared {shared_label(entry, age(parse_time(entry.get('finished_at')), now))} · {standing}"
+    view = next((view for view in status.shared if view.receipt.kind == "test"), status.shared[0])
+    standing = "a local run wins" if view.counted else "not counted"
+    return f"shared {_shared_label(view, now)} · {standing}"
 
 
-def shared_lines(status: Mapping[str, Any], now: float | None = None, limit: int = 5) -> list[str]:
+def _shared_label(view: SharedView, now: float | None) -> str:
+    return shared_label(view.to_json(), age(view.receipt.finished_epoch, now))
+
+
+def shared_lines(status: Status, now: float | None = None, limit: int = 5) -> list[str]:
     """Markdown list items for the shared receipts of this content: what, who, when, whether it counts and why."""
     lines = []
-    for entry in list(status.get("shared") or ())[:limit]:
-        if not isinstance(entry, Mapping):
-            continue
-        who = shared_label(entry, age(parse_time(entry.get("finished_at")), now))
-        where = ", ".join(markdown_text(part) for part in (entry.get("provider"), entry.get("signer")) if part)
-        counted = "counts" if entry.get("counted") else f"does not count: {markdown_text(entry.get('why'))}"
+    for view in status.shared[:limit]:
+        where = ", ".join(markdown_text(part) for part in (view.receipt.provider, view.signature.signer) if part)
+        counted = "counts" if view.counted else f"does not count: {markdown_text(view.why)}"
         lines.append(
-            f"- {who} {code_span(evidence_command(entry))}" + (f" ({where})" if where else "") + f" — {counted}"
+            f"- {_shared_label(view, now)} {code_span(view.receipt.command or view.receipt.canonical_command)}"
+            + (f" ({where})" if where else "")
+            + f" — {counted}"
         )
     return lines
-
-
-def _shared_actor(evidence: Mapping[str, Any]) -> str | None:
-    shared = evidence.get("shared")
-    return f"{shared.get('actor')} (shared)" if isinstance(shared, Mapping) else None
 
 
 def run_lens_title(command: str) -> str:
@@ -171,7 +146,7 @@ def run_lens_title(command: str) -> str:
 
 def stale_message(
     path: str,
-    status: Mapping[str, Any],
+    status: Status,
     *,
     command: str | None,
     changed_count: int,
@@ -186,7 +161,7 @@ def stale_message(
     `change_number` counts the content changes the server has seen in this root: with the time of the latest
     change it makes every new edit's message different, even two edits within one second.
     """
-    evidence = evidence_of(status)
+    evidence = status.evidence
     run = f"Run `{command}` to get fresh evidence." if command else "No verify command is declared for this root."
     latest = f", latest at {clock(latest_change)}" if latest_change is not None else ""
     if change_number:
@@ -211,7 +186,7 @@ def stale_message(
 
 def hover_markdown(
     path: str | None,
-    status: Mapping[str, Any],
+    status: Status,
     *,
     command: str | None,
     unsaved: bool = False,
@@ -220,29 +195,27 @@ def hover_markdown(
     changed_paths: Sequence[str] | None = None,
 ) -> str:
     """Why this file is (or is not) covered: the receipt compared against and exactly what changed since."""
-    state = status.get("status", "unverified")
-    evidence = evidence_of(status)
-    changed: Sequence[str] = status.get("changed_paths") or () if changed_paths is None else changed_paths
+    state = status.status
+    evidence = status.evidence
+    changed: Sequence[str] = status.changed_paths if changed_paths is None else changed_paths
     lines = [f"**freshpass** · {markdown_text(lens_title(status, now, changed_count=len(changed)))}", ""]
     if evidence is None:
         lines.append("No receipt exists for this root yet: no verify command has been recorded here.")
     else:
-        finished = parse_time(evidence.get("finished_at"))
-        when = f"{clock(finished)} ({age(finished, now)})" if finished is not None else "unknown"
-        tests = evidence.get("tests")
+        when = f"{clock(evidence.finished_at)} ({age(evidence.finished_at, now)})"
+        tests = evidence.tests
+        shared = shared_of(evidence)
+        by = f"{evidence.actor} (shared)" if shared is not None else evidence.session or evidence.actor or "unknown"
         rows = [
-            ("receipt", f"#{evidence['id']}" if evidence.get("id") is not None else "shared"),
+            ("receipt", "shared" if shared is not None else f"#{evidence.id}"),
             ("command", code_span(evidence_command(evidence), in_table=True)),
-            ("kind", markdown_text(evidence.get("kind") or "?")),
-            ("scope", markdown_text(evidence.get("scope") or "?")),
+            ("kind", markdown_text(evidence.kind or "?")),
+            ("scope", markdown_text(evidence.scope or "?")),
             ("result", markdown_text(evidence_result(evidence))),
             ("when", when),
-            (
-                "by",
-                markdown_text(evidence.get("session") or evidence.get("actor") or _shared_actor(evidence) or "unknown"),
-            ),
+            ("by", markdown_text(by)),
         ]
-        if isinstance(tests, Mapping) and tests:
+        if tests:
             rows.append(("tests", ", ".join(f"{value} {name}" for name, value in tests.items())))
         lines += ["| | |", "| --- | --- |", *(f"| {name} | {value} |" for name, value in rows), ""]
     if state == "stale" or (state == "unverified" and changed):
@@ -254,9 +227,9 @@ def hover_markdown(
     elif state in ("passed", "failed"):
         lines.append("The receipt ran against exactly the content this root has now.")
         lines.append("")
-    shared = shared_lines(status, now)
-    if shared:
-        lines += ["**Shared receipts** of this content (`refs/notes/freshpass`):", *shared, ""]
+    shared_list = shared_lines(status, now)
+    if shared_list:
+        lines += ["**Shared receipts** of this content (`refs/notes/freshpass`):", *shared_list, ""]
     if path is not None and unsaved:
         lines.append(f"Unsaved changes in {code_span(path)} are not covered: save them, then verify.")
         lines.append("")

@@ -165,7 +165,7 @@ class Tracker:
         # so a save that changed nothing shows nothing.
         root.touched |= touched
         status = await backend.status(root.path, root.facts, root.snapshot, server.shared_options())
-        if content_changed and not status.get("evidence") and root.baseline is not None and root.snapshot is not None:
+        if content_changed and not status.has_evidence and root.baseline is not None and root.snapshot is not None:
             root.session_changed = await backend.changed_between(root.path, root.baseline, root.snapshot)
         status_changed = root.set_status(status)
         root.early_stale = None
@@ -173,5 +173,5 @@ class Tracker:
         root.refreshed.set()
         await server.fan_out("on_root_refreshed", root, refresh)
         if status_changed:
-            server.protocol.notify("freshpass/statusChanged", status)
+            server.protocol.notify("freshpass/statusChanged", status.to_json())
         return refresh

@@ -189,7 +189,7 @@ class VerifyFeature(Feature):
         await self.server.tracker.refresh_now(root)
         return {
             "evidence": evidence.to_json() if evidence is not None else None,
-            "status": root.status,
+            "status": root.status.to_json(),
             "recorded": evidence is not None,
             "exitCode": result.exit_code,
             "runId": run.run_id,

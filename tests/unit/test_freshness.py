@@ -58,7 +58,7 @@ async def record_pass(ledger: Ledger, root: Path, kind: str = "test", **override
 
 
 async def status_of(ledger: Ledger, root: Path) -> dict:
-    return await root_status(ledger, str(root), facts_for(root))
+    return (await root_status(ledger, str(root), facts_for(root))).to_json()
 
 
 async def test_no_evidence_is_unverified(repo: Path) -> None:
@@ -177,10 +177,10 @@ async def test_ignore_globs_are_the_project_s(repo: Path) -> None:
         (repo / "fixtures" / "generated").mkdir(parents=True)
         (repo / "fixtures" / "generated" / "data.json").write_text("{}")
         (repo / "ui.snap").write_text("snapshot")
-        status = await root_status(ledger, str(repo), facts)
+        status = (await root_status(ledger, str(repo), facts)).to_json()
         assert status["status"] == "passed"
         (repo / "fixtures" / "real.json").write_text("{}")
-        status = await root_status(ledger, str(repo), facts)
+        status = (await root_status(ledger, str(repo), facts)).to_json()
         assert status["status"] == "stale" and status["changed_paths"] == ["fixtures/real.json"]
 
 
@@ -211,7 +211,7 @@ async def test_headline_prefers_test_and_kinds_show_each_kind(repo: Path) -> Non
 
 
 def test_build_status_without_test_kind_uses_newest_of_any_kind() -> None:
-    assert build_status("/r", {}, {})["status"] == "unverified"
+    assert build_status("/r", {}, {}).status == "unverified"
 
 
 async def test_package_root_content_is_its_own_subtree(repo: Path) -> None:
@@ -282,17 +282,17 @@ async def test_a_project_that_counts_prose_says_so_in_its_own_config(repo: Path)
         rules = ContentRules.of(facts)
         assert rules.ignored().match_file("README.md") is False
         # Under the project's rules the same tree is other content, so the receipt above does not cover it ...
-        assert (await root_status(ledger, str(repo), facts))["status"] == "stale"
+        assert (await root_status(ledger, str(repo), facts)).status == "stale"
         current = rules.snapshot(repo)
         evidence = EvidenceDraft(
             root=str(repo), command="pytest", canonical_command="pytest", kind="test", scope="full",
             status="passed", content_id=current.content_id, started_at=time.time(), finished_at=time.time(),
         )  # fmt: skip
         await ledger.record(evidence, manifest=current.manifest)
-        assert (await root_status(ledger, str(repo), facts))["status"] == "passed"
+        assert (await root_status(ledger, str(repo), facts)).status == "passed"
         # ... and a change to prose makes it stale, named.
         (repo / "README.md").write_text("# demo, reworded\n")
-        status = await root_status(ledger, str(repo), facts)
+        status = (await root_status(ledger, str(repo), facts)).to_json()
         assert status["status"] == "stale" and status["changed_paths"] == ["README.md"]
 
 

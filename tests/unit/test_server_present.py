@@ -4,35 +4,41 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
+from typing import Any
 
+from freshpass.evidence.status import Status
+from freshpass.ledger.shared import Provenance, SharedView, Signature, from_evidence
+from freshpass.ledger.store import Evidence
 from freshpass.server import present
 
 NOW = dt.datetime(2026, 11, 29, 12, 0, 0, tzinfo=dt.timezone.utc).timestamp()
-THREE_MIN_AGO = "2026-11-29T11:57:00.000Z"
+THREE_MIN_AGO = NOW - 180
 
 
-def status(state: str, *, scope: str | None = "full", changed: list[str] | None = None, **evidence: object) -> dict:
-    receipt = {
+def status(state: str, *, scope: str | None = "full", changed: list[str] | None = None, **evidence: Any) -> Status:
+    values: dict[str, Any] = {
         "id": 7,
+        "created_at": THREE_MIN_AGO,
+        "root": "/r",
         "command": "uv run pytest",
         "canonical_command": "pytest",
         "kind": "test",
         "scope": scope,
         "status": "passed",
-        "exit_code": 0,
-        "reason": None,
+        "content_id": "git:" + "a" * 40,
+        "started_at": THREE_MIN_AGO - 1,
         "finished_at": THREE_MIN_AGO,
+        "duration": 1.0,
+        "exit_code": 0,
         "session": "lsp:Neovim:1234",
-        "tests": {"passed": 3, "failed": 0, "skipped": 1},
+        "tests_passed": 3,
+        "tests_failed": 0,
+        "tests_skipped": 1,
         **evidence,
     }
-    return {
-        "root": "/r",
-        "status": state,
-        "scope": scope,
-        "evidence": None if state == "unverified" else receipt,
-        "changed_paths": changed or [],
-    }
+    receipt = None if state == "unverified" else Evidence(**values)
+    return Status("/r", state, scope, {}, receipt, tuple(changed or ()))
 
 
 def test_age_words() -> None:
@@ -42,13 +48,6 @@ def test_age_words() -> None:
     assert present.age(NOW - 7200, NOW) == "2 h ago"
     assert present.age(NOW - 5 * 86400, NOW) == "5 d ago"
     assert present.age(None, NOW) == "at an unknown time"
-
-
-def test_parse_time_reads_iso_and_epoch() -> None:
-    assert present.parse_time(THREE_MIN_AGO) == NOW - 180
-    assert present.parse_time(NOW) == NOW
-    assert present.parse_time("yesterday") is None
-    assert present.parse_time(True) is None
 
 
 def test_lens_titles_for_each_status() -> None:
@@ -132,42 +131,54 @@ def test_hover_caps_long_change_lists() -> None:
     assert "`f49.py`" in text and "`f50.py`" not in text
 
 
-SHARED = {
-    "command": "pytest -q",
-    "kind": "test",
-    "scope": "full",
-    "status": "passed",
-    "finished_at": "2026-11-29T10:00:00.000Z",
-    "actor": "ci",
-    "provider": "github-actions",
-    "signer": None,
-    "counted": False,
-    "why": "shared receipts do not count here (shared.trust is off)",
-}
+TWO_H_AGO = NOW - 7200
+NOT_COUNTING = "shared receipts do not count here (shared.trust is off)"
+
+
+def shared_view(*, counted: bool = False, signer: str | None = None, **changes: Any) -> SharedView:
+    """A shared receipt CI recorded two hours ago (design §4.6), as a status lists it."""
+    local = status(
+        "passed", **{"finished_at": TWO_H_AGO, "started_at": TWO_H_AGO - 1, "command": "pytest -q", **changes}
+    )
+    assert local.evidence is not None
+    receipt = from_evidence(
+        local.evidence, root=".", provenance=Provenance("ci", "github-actions"), commit="", version="0.1.0",
+        ignore=[], ignore_prose=True,
+    )  # fmt: skip
+    signature = Signature("good", signer) if signer else Signature("none")
+    return SharedView(receipt, signature, counted, None if counted else NOT_COUNTING)
+
+
+def standing_in(view: SharedView) -> Status:
+    """The status of a root whose only fresh receipt is the counted shared one."""
+    evidence = view.evidence("/r")
+    return Status("/r", evidence.status, evidence.scope, {}, evidence, shared=(view,))
 
 
 def test_shared_receipts_have_a_lens_of_their_own_until_one_is_the_status() -> None:
-    shown = {**status("unverified"), "shared": [SHARED]}
+    shown = replace(status("unverified"), shared=(shared_view(),))
     assert present.shared_lens_title(shown, NOW) == "shared ✓ full · CI · 2 h ago · not counted"
-    beaten = {**status("failed"), "shared": [{**SHARED, "counted": True}]}
+    beaten = replace(status("failed"), shared=(shared_view(counted=True),))
     assert present.shared_lens_title(beaten, NOW) == "shared ✓ full · CI · 2 h ago · a local run wins"
     assert present.shared_lens_title(status("unverified"), NOW) is None
-    counted = status("passed", id=None, session="", shared={"actor": "ci"})
-    counted["shared"] = [{**SHARED, "counted": True}]
+    counted = standing_in(shared_view(counted=True))
     assert present.shared_lens_title(counted, NOW) is None
-    assert present.lens_title(counted, NOW) == "✓ full · CI · 3 min ago · uv run pytest"
+    assert present.lens_title(counted, NOW) == "✓ full · CI · 2 h ago · pytest -q"
     hover = present.hover_markdown("src/app.py", counted, command="uv run pytest", now=NOW)
-    assert "| receipt | shared |" in hover and "ci (shared)" in hover
+    assert "| receipt | shared |" in hover and "| by | ci (shared) |" in hover
     assert "- ✓ full · CI · 2 h ago `pytest -q` (github-actions) — counts" in hover
+    not_counted = present.hover_markdown("src/app.py", shown, command="uv run pytest", now=NOW)
+    assert f"- ✓ full · CI · 2 h ago `pytest -q` (github-actions) — does not count: {NOT_COUNTING}" in not_counted
 
 
 def test_what_others_wrote_is_shown_in_the_hover_never_rendered() -> None:
     """A shared receipt's command and reason come from whoever could push the notes ref (design §4.6)."""
     hostile = "pytest `` x | ![pixel](https://evil.example/p.png)\n\n<img src=x> [run](command:freshpass.verify)"
-    counted = status("passed", id=None, session="", shared={"actor": "ci"}, command=hostile, status="failed",
-                     reason="boom <b>*really*</b> | [x](https://evil.example)")  # fmt: skip
-    counted["shared"] = [{**SHARED, "command": hostile, "counted": True, "signer": "ci@acme <script>"}]
-    hover = present.hover_markdown("src/app.py", counted, command="uv run pytest", now=NOW)
+    view = shared_view(
+        counted=True, signer="ci@acme <script>", command=hostile, status="failed",
+        reason="boom <b>*really*</b> | [x](https://evil.example)",
+    )  # fmt: skip
+    hover = present.hover_markdown("src/app.py", standing_in(view), command="uv run pytest", now=NOW)
     assert "\n\n<img" not in hover and "\\n\\n" in hover  # the line break is shown, not taken
     outside_code = "".join(re.split(r"`{3,}.*?`{3,}", hover))
     for raw in ("![pixel](", "<img", "[run](", "<b>", "*really*", "[x](", "<script>"):

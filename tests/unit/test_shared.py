@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from freshpass.evidence.status import KindState, Status, with_shared
 from freshpass.facts.model import SharedTrust
 from freshpass.ledger.shared import (
     MAX_LINE_BYTES,
@@ -25,8 +26,8 @@ from freshpass.ledger.shared import (
     normal_form,
     parse_line,
     provenance_for,
+    shared_of,
     uncounted_passes,
-    with_shared,
 )
 from freshpass.ledger.store import Evidence
 
@@ -240,24 +241,18 @@ def test_trust_settings_and_untrusted_workspaces() -> None:
 # ---- in a status ---------------------------------------------------------------------------------------------------
 
 
-def local_status(kind_entry: dict[str, Any] | None) -> dict[str, Any]:
-    kinds = {"test": kind_entry} if kind_entry else {}
-    fresh = kind_entry is not None and kind_entry["fresh"]
-    return {
-        "root": "/work/repo",
-        "status": kind_entry["status"] if fresh and kind_entry else ("stale" if kind_entry else "unverified"),
-        "scope": kind_entry["scope"] if fresh and kind_entry else None,
-        "kinds": kinds,
-        "evidence": kind_entry["evidence"] if kind_entry else None,
-        "changed_paths": ["src/app.py"] if kind_entry and not fresh else [],
-        "verify_commands": [],
-    }
+def local_status(state: KindState | None) -> Status:
+    """The local status of a root with at most one test receipt (fresh or not)."""
+    if state is None:
+        return Status("/work/repo")
+    if state.fresh:
+        return Status("/work/repo", state.status, state.scope, {"test": state}, state.evidence)
+    return Status("/work/repo", "stale", None, {"test": state}, state.evidence, ("src/app.py",))
 
 
-def local(status: str, scope: str | None, fresh: bool = True) -> dict[str, Any]:
-    evidence_json = {"id": 3, "command": "pytest", "kind": "test", "scope": scope or "full", "status": status}
-    return {"status": status if fresh else "stale", "scope": scope if fresh else None, "fresh": fresh,
-            "evidence": evidence_json}  # fmt: skip
+def local(status: str, scope: str, fresh: bool = True) -> KindState:
+    receipt = evidence(id=3, command="pytest", status=status, scope=scope, content_id=CONTENT if fresh else "git:0")
+    return KindState(status if fresh else "stale", scope if fresh else None, fresh, receipt)
 
 
 COUNTED = SharedView(shared(), Signature("none"), True)
@@ -267,15 +262,15 @@ NOT_COUNTED = SharedView(shared(), Signature("none"), False, "shared receipts do
 def test_shown_not_counted_leaves_the_local_status_alone() -> None:
     status = local_status(None)
     result = with_shared(status, [NOT_COUNTED])
-    assert result["status"] == "unverified" and result["evidence"] is None
-    [entry] = result["shared"]
+    assert result.status == "unverified" and result.evidence is None
+    [entry] = result.to_json()["shared"]
     assert entry["counted"] is False and "shared.trust is off" in entry["why"]
     assert entry["actor"] == "ci" and entry["provider"] == "github-actions" and entry["digest"].startswith("sha256:")
-    assert with_shared(status, [])["shared"] == []
+    assert with_shared(status, []).to_json()["shared"] == []
 
 
 @pytest.mark.parametrize(
-    ("kind_entry", "expected_status", "from_shared"),
+    ("state", "expected_status", "from_shared"),
     [
         (None, "passed", True),  # nothing local: the counted shared pass stands in
         (local("passed", "full", fresh=False), "passed", True),  # a stale local receipt does not hold it back
@@ -285,19 +280,28 @@ def test_shown_not_counted_leaves_the_local_status_alone() -> None:
     ],
 )
 def test_a_counted_shared_receipt_stands_in_unless_a_local_one_wins(
-    kind_entry: dict[str, Any] | None, expected_status: str, from_shared: bool
+    state: KindState | None, expected_status: str, from_shared: bool
 ) -> None:
-    result = with_shared(local_status(kind_entry), [COUNTED])
-    assert result["status"] == expected_status
-    assert bool(result["kinds"]["test"].get("shared")) is from_shared
+    result = with_shared(local_status(state), [COUNTED])
+    assert result.status == expected_status
+    assert (shared_of(result.kinds["test"].evidence) is not None) is from_shared
     if from_shared:
-        assert result["scope"] == "full" and result["changed_paths"] == []
-        assert result["evidence"]["id"] is None and result["evidence"]["shared"]["actor"] == "ci"
+        assert result.scope == "full" and result.changed_paths == ()
+        written = result.to_json()
+        assert written["evidence"]["id"] is None and written["evidence"]["shared"]["actor"] == "ci"
+        assert written["evidence"]["shared"]["job_url"] == "https://github.com/a/b/actions/runs/1"
 
 
 def test_a_counted_shared_failure_counts_as_a_failure() -> None:
     failed = SharedView(shared(status="failed", exit_code=1), Signature("none"), True)
-    assert with_shared(local_status(None), [failed])["status"] == "failed"
+    assert with_shared(local_status(None), [failed]).status == "failed"
+
+
+def test_the_newest_counted_shared_receipt_of_a_kind_stands_in() -> None:
+    older = SharedView(shared(status="failed", exit_code=1), Signature("none"), True)
+    newer = SharedView(shared(finished_at=1_767_261_700.0), Signature("none"), True)
+    result = with_shared(local_status(None), [older, newer])
+    assert result.status == "passed" and [view.receipt.status for view in result.shared] == ["passed", "failed"]
 
 
 def test_labels_and_the_reason_an_agent_hears() -> None:
@@ -305,7 +309,7 @@ def test_labels_and_the_reason_an_agent_hears() -> None:
     assert label(entry, "2 h ago") == "✓ full · CI · 2 h ago"
     assert label({**entry, "status": "failed"}, "now") == "✗ failed · CI · now"
     assert label({**entry, "scope": "targeted"}, "now") == "◐ targeted · CI · now"
-    note = uncounted_passes({"shared": [entry]}, ("test",))
+    note = uncounted_passes([NOT_COUNTED], ("test",))
     assert "`pytest -q` passed (full) in CI (github-actions)" in note and "shared.trust is off" in note
-    assert uncounted_passes({"shared": [entry]}, ("lint",)) == ""
-    assert uncounted_passes({"shared": [COUNTED.to_json()]}, ("test",)) == ""
+    assert uncounted_passes([NOT_COUNTED], ("lint",)) == ""
+    assert uncounted_passes([COUNTED], ("test",)) == ""

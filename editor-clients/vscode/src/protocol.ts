@@ -46,18 +46,38 @@ export interface Evidence {
   session?: string | null;
   tests?: TestCounts | null;
   /** Who ran a shared receipt that counts here (design §4.6). */
-  shared?: { actor?: string | null; provider?: string | null; signer?: string | null } | null;
+  shared?: Provenance | null;
+}
+
+/** Who ran a shared receipt and where (design §4.6). */
+export interface Provenance {
+  actor?: string | null;
+  provider?: string | null;
+  job_url?: string | null;
+  commit?: string | null;
+  signer?: string | null;
 }
 
 /** A shared receipt of the root's current content (design §4.6): another machine's run, shown apart. */
 export interface SharedReceipt {
   command?: string;
+  canonical_command?: string | null;
   kind?: string | null;
   scope?: string | null;
   status?: string | null;
+  exit_code?: number | null;
+  reason?: string | null;
+  tests?: TestCounts | null;
+  started_at?: string | null;
   finished_at?: string | number | null;
+  duration_ms?: number | null;
   actor?: string | null;
   provider?: string | null;
+  job_url?: string | null;
+  commit?: string | null;
+  freshpass?: string | null;
+  digest?: string | null;
+  signature?: string | null;
   signer?: string | null;
   counted?: boolean;
   why?: string | null;
@@ -70,11 +90,23 @@ export interface VerifyCommand {
   source?: string;
 }
 
-/** The status of one root (design §4.5), sent by `freshpass/statusChanged` and returned by `freshpass/status`. */
+/** One kind of check in a status: its newest receipt and whether it covers the content now. */
+export interface KindState {
+  status: string;
+  scope?: string | null;
+  fresh: boolean;
+  evidence: Evidence;
+}
+
+/**
+ * The status of one root (design §4.5), sent by `freshpass/statusChanged` and returned by `freshpass/status`.
+ * docs/status.schema.json is its schema; tests/unit/test_status_schema.py keeps these fields equal to it.
+ */
 export interface RootStatus {
   root: string;
   status: string;
   scope?: string | null;
+  kinds?: Record<string, KindState> | null;
   evidence?: Evidence | null;
   changed_paths?: string[] | null;
   verify_commands?: VerifyCommand[] | null;
