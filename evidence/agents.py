@@ -31,10 +31,12 @@ from urllib.parse import unquote, urlparse
 import pathspec
 from freshpass.evidence import settings_defaults
 from freshpass.evidence.status import ContentRules, Status, ignored_paths, root_status
+from freshpass.ledger.shared import shared_of, uncounted_passes
 
 if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
+    from freshpass.ledger.shared import SharedOptions
     from freshpass.ledger.store import Evidence
 
 Verdict = Literal["verified", "nudge", "exhausted", "not_applicable"]
@@ -267,9 +269,11 @@ def decide(
         done = covering_pass
     if done is not None:
         command = _quote(done.command or done.canonical_command or done.kind)
+        shared = shared_of(done)
+        source = f" (a shared receipt from {shared.actor})" if shared is not None else ""
         return Decision(
             "verified",
-            f"freshpass: verified: {command} passed ({done.scope}) against the current content.",
+            f"freshpass: verified: {command} passed ({done.scope}){source} against the current content.",
             commands,
             current_status,
             nudges_left=left,
@@ -289,6 +293,7 @@ def decide(
 
     what = _what_changed(uncovered)
     gap = _evidence_gap(current_status, rules, receipts)
+    gap = " ".join(filter(None, (gap, uncounted_passes(current_status.shared, rules.kinds))))
     if nudges_used < budget:
         return Decision(
             "nudge",
@@ -461,6 +466,7 @@ async def evaluate(
     facts: ProjectFacts | None = None,
     snapshot: ContentSnapshot | None = None,
     record: bool = True,
+    shared: SharedOptions | None = None,
 ) -> Decision:
     """Gather the inputs of `decide` for `root` from the ledger and the repository, decide, and spend the budget.
 
@@ -489,7 +495,7 @@ async def evaluate(
     current: ContentSnapshot = (
         snapshot if snapshot is not None else await asyncio.to_thread(content_rules.snapshot, root_key)
     )
-    status = await root_status(ledger, root_key, root_facts, current)
+    status = await root_status(ledger, root_key, root_facts, current, shared=shared)
     history = await pass_history(ledger, root_key, current.content_id, rules, status)
 
     known = relative_paths(changed_paths, root)

@@ -18,6 +18,11 @@ DONE_SCOPE: str = "full"
 VERIFY_TIMEOUT: float = 1800.0
 VERIFY_PATH: tuple[str, ...] = ()
 TERMINAL_EVIDENCE: bool = True
+SHARED_TRUST: tuple[str, ...] = ()
+SHARED_SIGNERS: tuple[str, ...] = ()
+SHARED_ALLOWED_SIGNERS: str = ""
+SHARED_FETCH: bool = False
+SHARED_REMOTE: str = "origin"
 
 # dotted name (without `freshpass.`) -> default
 DEFAULTS: dict[str, object] = {
@@ -33,6 +38,11 @@ DEFAULTS: dict[str, object] = {
     "verify.timeout": VERIFY_TIMEOUT,
     "verify.path": VERIFY_PATH,
     "terminalEvidence": TERMINAL_EVIDENCE,
+    "shared.trust": SHARED_TRUST,
+    "shared.signers": SHARED_SIGNERS,
+    "shared.allowedSigners": SHARED_ALLOWED_SIGNERS,
+    "shared.fetch": SHARED_FETCH,
+    "shared.remote": SHARED_REMOTE,
 }
 # Settings only an editor reads: the server ignores them.
 EDITOR_ONLY: frozenset[str] = frozenset(

@@ -65,6 +65,7 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
             changed_paths=changed,
             fallback_paths=fallback,
             facts=facts,
+            shared=server.shared_options(),
         )
     except (LedgerError, ContentError) as exc:
         return Decision(

@@ -28,5 +28,12 @@ return function()
       timeout = 1800,
       path = {},
     },
+    shared = {
+      trust = {},
+      signers = {},
+      allowedSigners = '',
+      fetch = false,
+      remote = 'origin',
+    },
   }
 end
