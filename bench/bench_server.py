@@ -210,7 +210,8 @@ async def stale_save_publishes(root: Path, file: Path, rounds: int) -> list[int]
     counts = []
     for index in range(rounds + 1):
         mark = len(client.events)
-        text = f"VALUE = 'stale edit {index}'\n"
+        # Same length each time: the diagnostic spans line 0, so a longer first line rightly moves its end.
+        text = f"VALUE = 'stale edit {index:04d}'\n"
         write(file, text)
         client.client.text_document_did_change(
             types.DidChangeTextDocumentParams(
@@ -346,7 +347,7 @@ async def main() -> None:
     rounds = 20 if args.quick else 100
     switch_files = 500 if args.quick else 5_000
     startup_files = 10_000 if args.quick else 100_000
-    with tempfile.TemporaryDirectory(prefix="freshpass-bench-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="freshpass-bench-", ignore_cleanup_errors=True) as scratch:
         tmp = Path(scratch)
         os.environ["FRESHPASS_LEDGER"] = str(tmp / "ledger.db")
         save = await bench_save(tmp, rounds) if "save" in wanted else None

@@ -50,8 +50,8 @@ def _subcommand_of(argv: Sequence[str]) -> str | None:
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """The parser; given the command line, only its own subcommand's module is imported (the others are listed with
-    their help, which is all `freshpass COMMAND` needs of them)."""
+    """The parser; given a command line naming a subcommand, only that subcommand's parser is built and its module
+    imported. Without one (`--help`, a typo) every subcommand is there, for the help and the error."""
     only = _subcommand_of(argv) if argv is not None else None
     parser = _Parser(
         prog="freshpass",
@@ -61,9 +61,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"freshpass {__version__}")
     subparsers = parser.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=_Parser)
     for name, help_text in SUBCOMMANDS.items():
-        sub = subparsers.add_parser(name, help=help_text, description=help_text)
         if only is not None and name != only:
-            continue
+            continue  # argparse only ever dispatches to the subcommand named: the others need no parser
+        sub = subparsers.add_parser(name, help=help_text, description=help_text)
         module = importlib.import_module(ELSEWHERE.get(name) or f"freshpass.commands.{name.replace('-', '_')}")
         module.add_parser(sub)
         sub.set_defaults(_module=module)

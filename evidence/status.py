@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 from freshpass.facts.model import ProjectFacts, VerifyCommand
 from freshpass.ledger.content import PROSE_KEPT, ContentSnapshot, changed_paths, prose_globs
 from freshpass.ledger.content import snapshot as take_snapshot
-from freshpass.ledger.shared import MAX_SHOWN, SharedOptions, SharedView
-from freshpass.ledger.store import Evidence, Ledger
 
 if TYPE_CHECKING:
+    # Types only: `freshpass run` imports this module for ContentRules on every command, and the ledger's store and
+    # shared receipts (SQLite, git notes) load only when a status is built (bench/bench_run.py).
     import pathspec
+    from freshpass.ledger.shared import SharedOptions, SharedView
+    from freshpass.ledger.store import Evidence, Ledger
 
 HEADLINE_KIND = "test"
 
@@ -180,6 +182,8 @@ async def root_status(
                 changed_paths, root_key, reference.content_id, current, old_manifest=old_manifest
             )
     status = build_status(root_key, fresh, newest, changed, facts.verify_commands if facts is not None else ())
+    from freshpass.ledger.shared import SharedOptions
+
     return await with_shared_receipts(status, current, facts, shared or SharedOptions())
 
 
@@ -212,6 +216,8 @@ def with_shared(status: Status, views: Sequence[SharedView]) -> Status:
                 continue
         kinds[receipt.kind] = KindState(receipt.status, receipt.scope, True, view.evidence(status.root))
         stood_in.add(receipt.kind)
+    from freshpass.ledger.shared import MAX_SHOWN
+
     shown = tuple(ordered[:MAX_SHOWN])
     if not stood_in:
         return replace(status, shared=shown)
