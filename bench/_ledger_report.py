@@ -18,11 +18,9 @@ Where the time goes:
   partial index on `(root, content_id, kind, id)`), so it does not grow with the number of events.
 - A git content id is four git processes on a copy of the index (`add --all`, `ls-files`, `update-index
   --force-remove` for prose, `write-tree`); git re-hashes only files whose stat data changed.
-- `freshpass run` start-up is mostly Python imports: `asyncio` (the runner), the facts detectors and the
-  classifier. The ledger's own share is two content reads (the first overlaps facts detection) and one SQLite
-  append (the ledger is opened while the command runs). Measured in-process at load 2 for that small repository:
-  about 20 ms CPU importing the ledger modules, 6 ms per content read, 2 ms to open the ledger and append — about
-  35 ms of the recorded run's overhead; importing asyncio, the runner and the facts package costs about 120 ms.
+- `freshpass run` start-up is mostly Python imports and what they build (asyncio, the classifier's tool tables,
+  facts detection's readers, dataclasses); the ledger's share is two content reads and one SQLite append. The
+  page's own text has the latest measurements.
 """
 
 
