@@ -167,7 +167,10 @@ class Tracker:
         root.touched |= touched
         status = await backend.status(root.path, root.facts, root.snapshot)
         if content_changed and not status.get("evidence") and root.baseline is not None and root.snapshot is not None:
-            root.session_changed = await backend.changed_between(root.path, root.baseline, root.snapshot)
+            ignore = [*server.settings.ignore, *root.facts.ignore]
+            root.session_changed = await backend.unverified_changes(
+                root.path, root.baseline, root.snapshot, ignore, server.settings.ignore_prose
+            )
         status_changed = root.set_status(status)
         root.early_stale = None
         refresh = Refresh(content_changed=content_changed, status_changed=status_changed, touched=touched)
