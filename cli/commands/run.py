@@ -27,7 +27,6 @@ import argparse
 import os
 import shlex
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +35,8 @@ from freshpass.commands import UsageError
 if TYPE_CHECKING:
     import asyncio
 
-    from freshpass.facts.classify import Classification, Match
-    from freshpass.facts.model import ProjectFacts
+    from freshpass.evidence.recording import RunPlan
+    from freshpass.facts.classify import Classification
     from freshpass.ledger.content import ContentSnapshot
     from freshpass.ledger.store import Ledger, LedgerError
     from freshpass.runner.process import ProcessResult
@@ -113,45 +112,18 @@ def _say(message: str) -> None:
         pass
 
 
-@dataclass
-class _Plan:
-    """What the run can count for, worked out before it starts."""
-
-    cwd: Path
-    root: Path | None = None  # the git (or manifest) root
-    package_root: Path | None = None  # the root the cwd's facts belong to
-    facts: ProjectFacts | None = None
-    evidence_roots: dict[str, Path] = field(default_factory=dict)  # roots a match would be recorded for
-    unreadable: str | None = None  # why the project's facts could not be read (then nothing is recorded)
-
-    @property
-    def ignore(self) -> list[str]:
-        return list(self.facts.ignore) if self.facts is not None else []
-
-    def root_of(self, match: Match) -> Path:
-        """The (package) root a match's evidence belongs to: the package holding the directory it ran in."""
-        from freshpass.facts.roots import find_package_root
-
-        assert self.root is not None and self.package_root is not None
-        if not match.cwd:
-            return self.package_root
-        directory = Path(os.path.normpath(self.package_root / match.cwd))  # absolute cwds stay absolute
-        if directory in (self.package_root, self.cwd):
-            return self.package_root
-        return find_package_root(directory, self.root)
-
-
-async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tuple[_Plan, dict[str, ContentSnapshot]]:
+async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tuple[RunPlan, dict[str, ContentSnapshot]]:
     """Work out what the run can count for, and read those roots' content before it starts.
 
     Raises `Interrupted` when a signal arrives meanwhile. When the facts cannot be read (an exception, or longer
     than the deadline) the plan says why (`unreadable`) and nothing will be recorded.
     """
     from freshpass.evidence.detection import Unavailable, detect_bounded, in_thread
+    from freshpass.evidence.recording import RunPlan
     from freshpass.facts.classify import classify
     from freshpass.facts.roots import find_package_root, find_root
 
-    plan = _Plan(cwd=cwd, root=find_root(cwd))
+    plan = RunPlan(cwd=cwd, root=find_root(cwd))
     if plan.root is None:
         return plan, {}
     plan.package_root = find_package_root(cwd, plan.root)
@@ -175,10 +147,7 @@ async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tupl
         for future in early.values():
             future.add_done_callback(_ignore_outcome)
         return plan, {}
-    expected = classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0)
-    for match in expected.matches:
-        match_root = plan.root_of(match)
-        plan.evidence_roots[str(match_root)] = match_root
+    plan.add_roots(classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0).matches)
     for key, future in early.items():
         if key not in plan.evidence_roots or plan.ignore:
             future.add_done_callback(_ignore_outcome)
@@ -403,7 +372,7 @@ class _Terminal:
 
 async def _classify_and_record(
     line: str,
-    plan: _Plan,
+    plan: RunPlan,
     result: ProcessResult,
     before: dict[str, ContentSnapshot],
     ledger_opening: Any,
@@ -442,7 +411,7 @@ async def _classify_and_record(
 async def _record(
     ledger: Ledger,
     line: str,
-    plan: _Plan,
+    plan: RunPlan,
     outcome: Classification,
     result: ProcessResult,
     before: dict[str, ContentSnapshot],
@@ -452,38 +421,29 @@ async def _record(
     with_status: bool,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     from freshpass.evidence.detection import Unavailable, detect_bounded
-    from freshpass.evidence.receipts import Content, Finished, actor_from_environment, receipts_for
+    from freshpass.evidence.receipts import Finished, actor_from_environment
+    from freshpass.evidence.recording import record_receipts
     from freshpass.evidence.status import root_status
     from freshpass.ledger.store import LedgerError
 
     finished = Finished(
         line, str(plan.cwd), result.exit_code, output, result.output.omitted, result.started_at, result.finished_at
     )
-
-    def content_of(match: Any) -> Content | None:
-        key = str(plan.root_of(match))
-        start = before.get(key)
-        if start is None:
-            return None  # its content was unreadable before the run (already said) or the match is new
-        end = after.get(key)
-        return Content(key, start.content_id, end is None or end.content_id != start.content_id, start.manifest)
-
     receipts: list[dict[str, Any]] = []
     statuses: list[dict[str, Any]] = []
     try:
-        for pending in receipts_for(outcome, finished, actor_from_environment(), content_of):
-            match_root = pending.content.root
-            end = after.get(match_root)
-            evidence = await ledger.record(pending.draft, manifest=pending.content.manifest)
+        recorded = await record_receipts(ledger, plan, outcome, finished, actor_from_environment(), before, after)
+        for evidence in recorded:
             receipts.append(evidence.to_json())
-            if with_status and end is not None and all(existing["root"] != match_root for existing in statuses):
+            end = after.get(evidence.root)
+            if with_status and end is not None and all(existing["root"] != evidence.root for existing in statuses):
                 facts = plan.facts
-                if match_root != str(plan.package_root):
+                if evidence.root != str(plan.package_root):
                     try:
-                        facts = await detect_bounded(Path(match_root))
+                        facts = await detect_bounded(Path(evidence.root))
                     except Unavailable:
                         facts = None
-                statuses.append(await root_status(ledger, match_root, facts, end))
+                statuses.append(await root_status(ledger, evidence.root, facts, end))
     except LedgerError as exc:
         return receipts, statuses, f"the ledger cannot be used: {exc}"
     return receipts, statuses, "" if receipts else "its content could not be read before the run"
