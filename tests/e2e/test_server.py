@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -555,10 +556,12 @@ async def test_an_edit_saved_right_after_initialized_is_flagged(lsp: Session, pr
         workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name=project.name)],
     )
     await lsp.client.initialize_session(params)  # sends `initialized`; nothing here waits for the first look
+    initialized_at = time.monotonic()
     lsp.initialized = True
     app = project / "src" / "app.py"
     edit(app, "def answer():\n    return 43\n")
     lsp.open(app)
     lsp.save(app)
+    assert time.monotonic() - initialized_at < 0.05  # saved within 50 ms of `initialized`
     await lsp.until_diagnostics(app, saved_and_stale)
     assert "`src/app.py`" in only_diagnostic(lsp, app).message
