@@ -44,6 +44,8 @@ export interface Evidence {
   duration?: number | null;
   session?: string | null;
   tests?: TestCounts | null;
+  /** The bounded output summary: its first and last characters. */
+  output?: { head?: string; tail?: string; omitted?: number } | null;
 }
 
 export interface VerifyCommand {
@@ -76,6 +78,9 @@ export interface VerifyArguments {
 export interface VerifyResult {
   evidence?: Evidence | null;
   status?: RootStatus | null;
+  recorded?: boolean;
+  exitCode?: number | null;
+  runId?: string;
 }
 
 export interface ReceiptsResult {
