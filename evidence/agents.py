@@ -30,12 +30,13 @@ from urllib.parse import unquote, urlparse
 
 import pathspec
 from freshpass.evidence import settings_defaults
-from freshpass.ledger.content import PROSE_KEPT, prose_globs
+from freshpass.evidence.status import ContentRules, Status, ignored_paths, root_status
 
 if TYPE_CHECKING:
     from freshpass.evidence.claims import Claim
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
+    from freshpass.ledger.store import Evidence
 
 Verdict = Literal["verified", "nudge", "exhausted", "not_applicable"]
 SCOPE_RANK = {"targeted": 0, "full": 1}
@@ -80,7 +81,7 @@ class Decision:
     verdict: Verdict
     message: str
     commands: list[dict[str, str]] = field(default_factory=list)
-    status: dict[str, Any] | None = None
+    status: Status | None = None
     nudges_left: int = 0
     changed_paths: list[str] = field(default_factory=list)  # code-relevant paths not covered, relative to the root
     claims: list[dict[str, Any]] = field(default_factory=list)  # {kind, quote, backed} from the agent's message
@@ -97,20 +98,11 @@ class Decision:
             "message": self.message,
             "synthetic": self.synthetic,
             "commands": [dict(command) for command in self.commands],
-            "status": self.status,
+            "status": self.status.to_json() if self.status is not None else None,
             "nudgesLeft": self.nudges_left,
             "changedPaths": list(self.changed_paths),
             "claims": [dict(claim) for claim in self.claims],
         }
-
-
-def ignored_paths_spec(ignore: Iterable[str] = (), ignore_prose: bool = True) -> pathspec.PathSpec:
-    """Which root-relative paths never call for a run: the ledger's own rules (design §4.4), so a change the
-    ledger ignores for staleness is one the done-check ignores too (prose by default, plus `freshpass.ignore`)."""
-    patterns = [line.strip() for line in ignore if line.strip() and not line.strip().startswith("#")]
-    if ignore_prose:
-        patterns += prose_globs() + [f"!{name}" for name in PROSE_KEPT]
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 def run_line(command: str, cwd: str = ".") -> str:
@@ -128,20 +120,20 @@ def run_line(command: str, cwd: str = ".") -> str:
     return line
 
 
-def done_commands(status: Mapping[str, Any] | None, rules: DoneRules) -> list[dict[str, str]]:
+def done_commands(status: Status | None, rules: DoneRules) -> list[dict[str, str]]:
     """The approved verify commands whose pass would count as done, in the facts' order of precedence."""
     commands: list[dict[str, str]] = []
-    for entry in (status or {}).get("verify_commands") or []:
-        if not isinstance(entry, Mapping) or entry.get("kind") not in rules.kinds or not entry.get("command"):
+    for entry in status.verify_commands if status is not None else ():
+        if entry.kind not in rules.kinds or not entry.command:
             continue
-        command, cwd = str(entry["command"]), str(entry.get("cwd") or ".")
+        cwd = entry.cwd or "."
         commands.append(
             {
-                "command": command,
-                "kind": str(entry["kind"]),
+                "command": entry.command,
+                "kind": entry.kind,
                 "cwd": cwd,
-                "source": str(entry.get("source") or ""),
-                "run": run_line(command, cwd),
+                "source": entry.source or "",
+                "run": run_line(entry.command, cwd),
             }
         )
     # Kinds in the order the rules list them (a `test` command first when both test and lint count).
@@ -149,25 +141,14 @@ def done_commands(status: Mapping[str, Any] | None, rules: DoneRules) -> list[di
     return sorted(commands, key=lambda command: order[command["kind"]])
 
 
-def _evidence(value: Any) -> dict[str, Any] | None:
-    return dict(value) if isinstance(value, Mapping) and value else None
-
-
-def fresh_receipts(status: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each kind's receipt (the status JSON `evidence` shape) that ran against the root's current content."""
-    receipts: dict[str, dict[str, Any]] = {}
-    kinds = status.get("kinds")
-    for kind, entry in kinds.items() if isinstance(kinds, Mapping) else ():
-        if isinstance(entry, Mapping) and entry.get("fresh") is True:
-            evidence = _evidence(entry.get("evidence"))
-            if evidence is not None:
-                receipts[str(kind)] = evidence
-    return receipts
+def fresh_receipts(status: Status) -> dict[str, Evidence]:
+    """Each kind's receipt that ran against the root's current content."""
+    return {kind: state.evidence for kind, state in status.fresh_kinds().items()}
 
 
 def code_paths(paths: Iterable[str], ignored: pathspec.PathSpec | None = None) -> list[str]:
     """The code-relevant paths among `paths` (prose and ignored files dropped), de-duplicated, in first order."""
-    ignored = ignored if ignored is not None else ignored_paths_spec()
+    ignored = ignored if ignored is not None else ignored_paths()
     seen: dict[str, None] = {}
     for path in paths:
         if path and not ignored.match_file(path):
@@ -189,35 +170,33 @@ def _quote(command: Any) -> str:
     return f"`{command}`"
 
 
-def _evidence_gap(status: Mapping[str, Any], rules: DoneRules, receipts: Mapping[str, dict[str, Any]]) -> str:
+def _evidence_gap(status: Status, rules: DoneRules, receipts: Mapping[str, Evidence]) -> str:
     """Why what exists does not count as done: the sentence after "what changed"."""
     wanted = f"{rules.kinds_label} run" if rules.scope == "targeted" else f"full {rules.kinds_label} run"
     for kind in rules.kinds:
         receipt = receipts.get(kind)
         if receipt is None:
             continue
-        command = _quote(receipt.get("command") or receipt.get("canonical_command") or kind)
-        if receipt.get("status") == "failed":
-            reason = receipt.get("reason") or (
-                f"exit {receipt['exit_code']}" if receipt.get("exit_code") is not None else ""
-            )
+        command = _quote(receipt.command or receipt.canonical_command or kind)
+        if receipt.status == "failed":
+            reason = receipt.reason or (f"exit {receipt.exit_code}" if receipt.exit_code is not None else "")
             return f"The latest {kind} run against this content, {command}, failed" + (
                 f" ({reason})." if reason else "."
             )
-        if receipt.get("scope") == "targeted":
+        if receipt.scope == "targeted":
             return (
                 f"Only a targeted {kind} run, {command}, passed against this content: it checks part of the "
                 f"project, not the whole change. No fresh passing {wanted} covers it."
             )
     for kind, receipt in receipts.items():
-        if kind not in rules.kinds and receipt.get("status") == "passed":
-            command = _quote(receipt.get("command") or kind)
+        if kind not in rules.kinds and receipt.status == "passed":
+            command = _quote(receipt.command or kind)
             return f"Only a {kind} run, {command}, passed against this content; no fresh passing {wanted} covers it."
-    headline = _evidence(status.get("evidence"))
-    if status.get("status") == "stale" and headline is not None:
-        command = _quote(headline.get("command") or headline.get("canonical_command") or "the last run")
-        result = headline.get("status") or "ran"
-        return f"The last {headline.get('kind') or 'recorded'} run, {command} ({result}), ran before these changes."
+    headline = status.evidence
+    if status.status == "stale" and headline is not None:
+        command = _quote(headline.command or headline.canonical_command or "the last run")
+        result = headline.status or "ran"
+        return f"The last {headline.kind or 'recorded'} run, {command} ({result}), ran before these changes."
     if headline is None:
         return f"No {rules.kinds_label} run of this project is on record yet."
     return f"No fresh passing {wanted} covers them."
@@ -236,18 +215,18 @@ def _instruction(commands: Sequence[Mapping[str, str]], label: str) -> str:
     )
 
 
-def claim_backed(claim: Claim, receipts: Mapping[str, Mapping[str, Any]], rules: DoneRules, done: Any) -> bool:
+def claim_backed(claim: Claim, receipts: Mapping[str, Evidence], rules: DoneRules, done: Evidence | None) -> bool:
     """Whether a fresh receipt backs what the agent said passed (design §7.4): a generic claim ("verified", "CI is
     green") needs what counts as done; a claim about one kind needs a fresh pass of that kind, as wide as
     `done.scope` asks ("all tests pass" is not backed by one test file)."""
     if claim.kind == "check":
         return done is not None
-    if done is not None and done.get("kind") == claim.kind:
+    if done is not None and done.kind == claim.kind:
         return True
     receipt = receipts.get(claim.kind)
-    if receipt is None or receipt.get("status") != "passed":
+    if receipt is None or receipt.status != "passed":
         return False
-    return SCOPE_RANK.get(str(receipt.get("scope")), -1) >= SCOPE_RANK[rules.scope]
+    return SCOPE_RANK.get(str(receipt.scope), -1) >= SCOPE_RANK[rules.scope]
 
 
 def _claims_sentence(unbacked: Sequence[Claim], rules: DoneRules) -> str:
@@ -264,7 +243,7 @@ def _what_changed(uncovered: Sequence[str]) -> str:
 
 
 def decide(
-    status: Mapping[str, Any] | None,
+    status: Status | None,
     *,
     changed_paths: Iterable[str] = (),
     nudges_used: int = 0,
@@ -273,11 +252,11 @@ def decide(
     done_scope: str = DEFAULT_DONE_SCOPE,
     ignore: Sequence[str] = (),
     ignore_prose: bool = True,
-    covering_pass: Mapping[str, Any] | None = None,
+    covering_pass: Evidence | None = None,
     content_changed: bool = False,
     claims: Sequence[Claim] = (),
 ) -> Decision:
-    """The verdict for a root's `status` (design §4.5 JSON; None when the path is under no root).
+    """The verdict for a root's `status` (design §4.5; None when the path is under no root).
 
     `changed_paths` are root-relative paths the caller knows changed (the agent's edits, uncommitted changes);
     they matter only when no qualifying pass exists, and prose and `ignore` globs are dropped from them, the same
@@ -294,7 +273,7 @@ def decide(
         return Decision(
             "not_applicable", "freshpass: not inside a project root; nothing to verify.", nudges_left=budget
         )
-    current_status = dict(status)
+    current_status = status
     commands = done_commands(current_status, rules)
     receipts = fresh_receipts(current_status)
     left = max(0, budget - nudges_used)
@@ -303,31 +282,32 @@ def decide(
         (
             receipts[kind]
             for kind in rules.kinds
-            if kind in receipts
-            and rules.counts_as_done(kind, receipts[kind].get("scope"), receipts[kind].get("status"))
+            if kind in receipts and rules.counts_as_done(kind, receipts[kind].scope, receipts[kind].status)
         ),
         None,
     )
-    if done is None and covering_pass is not None:
-        pass_receipt = dict(covering_pass)
-        if rules.counts_as_done(pass_receipt.get("kind"), pass_receipt.get("scope"), pass_receipt.get("status")):
-            done = pass_receipt
+    if (
+        done is None
+        and covering_pass is not None
+        and rules.counts_as_done(covering_pass.kind, covering_pass.scope, covering_pass.status)
+    ):
+        done = covering_pass
     unbacked = [claim for claim in claims if not claim_backed(claim, receipts, rules, done)]
     judged = [{"kind": claim.kind, "quote": claim.quote, "backed": claim not in unbacked} for claim in claims]
     if done is not None and not unbacked:
-        command = _quote(done.get("command") or done.get("canonical_command") or done.get("kind"))
+        command = _quote(done.command or done.canonical_command or done.kind)
         return Decision(
             "verified",
-            f"freshpass: verified: {command} passed ({done.get('scope')}) against the current content.",
+            f"freshpass: verified: {command} passed ({done.scope}) against the current content.",
             commands,
             current_status,
             nudges_left=left,
             claims=judged,
         )
 
-    ignored = ignored_paths_spec(ignore, ignore_prose)
-    uncovered = code_paths([*(current_status.get("changed_paths") or []), *changed_paths], ignored)
-    nothing_changed = not uncovered and not content_changed and current_status.get("status") != "stale"
+    ignored = ignored_paths(ignore, ignore_prose)
+    uncovered = code_paths([*current_status.changed_paths, *changed_paths], ignored)
+    nothing_changed = not uncovered and not content_changed and current_status.status != "stale"
     if done is None and nothing_changed and not unbacked:
         return Decision(
             "not_applicable",
@@ -432,21 +412,17 @@ def _newer(first: Any, second: Any) -> Any:
     return first if first.id > second.id else second
 
 
-async def pass_history(
-    ledger: Any, root: str, content_id: str, rules: DoneRules, status: Mapping[str, Any]
-) -> PassHistory:
+async def pass_history(ledger: Any, root: str, content_id: str, rules: DoneRules, status: Status) -> PassHistory:
     """Find the baseline (the budget's key) and a covering pass among the root's receipts of the done kinds.
 
     A nudge budget lasts from one qualifying pass to the next, so the baseline need not be fresh: after an edit,
     the nudges spent belong to the last pass, and reaching a new pass starts a new budget (design §7). The newest
     receipts almost always answer; the rest of the history is read only when they do not.
     """
-    raw_kinds = status.get("kinds")
-    kinds: Mapping[str, Any] = raw_kinds if isinstance(raw_kinds, Mapping) else {}
     baseline = covering = None
     for kind in rules.kinds:
-        entry = kinds.get(kind)
-        ran_on_this_content = isinstance(entry, Mapping) and entry.get("fresh") is True
+        entry = status.kinds.get(kind)
+        ran_on_this_content = entry is not None and entry.fresh
         for limit in (FIRST_PAGE, BASELINE_SEARCH_LIMIT):
             events = await ledger.events(root, limit, kind=kind)
             found = scan_kind(events, rules, content_id, ran_on_this_content=ran_on_this_content)
@@ -529,8 +505,6 @@ async def evaluate(
     changed_paths: Iterable[str] = (),
     fallback_paths: Iterable[str] = (),
     facts: ProjectFacts | None = None,
-    ignore: Sequence[str] = (),
-    ignore_prose: bool = True,
     snapshot: ContentSnapshot | None = None,
     record: bool = True,
     claims: Sequence[Claim] = (),
@@ -541,11 +515,10 @@ async def evaluate(
     (session, root, baseline). What needs covering is what changed since the last qualifying pass; with no such
     pass ever, the uncommitted changes git reports plus `fallback_paths` (what the language server saw change
     since it started). `changed_paths` (the agent's own list) always counts, and so do `claims` the agent's
-    last message makes (design §7.4). Raises `LedgerError` / `ContentError` for the caller to turn into "allow".
+    last message makes (design §7.4). What is ignored is the project's `ContentRules`, as for every other door.
+    Raises `LedgerError` / `ContentError` for the caller to turn into "allow".
     """
-    from freshpass.evidence.status import root_status
     from freshpass.ledger.content import changed_paths as diff_paths
-    from freshpass.ledger.content import snapshot as take_snapshot
 
     root_key = str(root)
     from freshpass.evidence.detection import Unavailable, detect_bounded
@@ -559,11 +532,11 @@ async def evaluate(
             root_facts = await detect_bounded(root)
         except Unavailable:  # a repository that breaks or stalls detection: judge it without its declared checks
             root_facts = ProjectFacts(root=str(root))
-    globs = [*ignore, *root_facts.ignore]
+    content_rules = ContentRules.of(root_facts)
     current: ContentSnapshot = (
-        snapshot if snapshot is not None else await asyncio.to_thread(take_snapshot, root_key, globs, ignore_prose)
+        snapshot if snapshot is not None else await asyncio.to_thread(content_rules.snapshot, root_key)
     )
-    status = await root_status(ledger, root_key, root_facts, current, ignore=ignore, ignore_prose=ignore_prose)
+    status = await root_status(ledger, root_key, root_facts, current)
     history = await pass_history(ledger, root_key, current.content_id, rules, status)
 
     known = relative_paths(changed_paths, root)
@@ -586,9 +559,9 @@ async def evaluate(
         budget=rules.budget,
         done_kinds=rules.kinds,
         done_scope=rules.scope,
-        ignore=globs,
-        ignore_prose=ignore_prose,
-        covering_pass=history.covering.status_json() if history.covering is not None else None,
+        ignore=content_rules.ignore,
+        ignore_prose=content_rules.ignore_prose,
+        covering_pass=history.covering,
         content_changed=content_changed,
         claims=claims,
     )

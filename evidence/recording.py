@@ -123,11 +123,12 @@ async def changed_while_running(root: Path, content: ContentSnapshot, started_at
     """Whether a file that counts as content was written after `started_at` (less `REPORT_MARGIN`): for a reported
     run, the nearest freshpass can come to `freshpass run`'s before-and-after content ids. Git roots look at the
     files that differ from HEAD (an unmodified file was not written), other roots at every file of the content."""
-    from freshpass.evidence.agents import code_paths, ignored_paths_spec, uncommitted_paths
+    from freshpass.evidence.agents import code_paths, uncommitted_paths
+    from freshpass.evidence.status import ignored_paths
 
     since = started_at - REPORT_MARGIN
     if content.is_git:
-        candidates = code_paths(await uncommitted_paths(root) or [], ignored_paths_spec(ignore))
+        candidates = code_paths(await uncommitted_paths(root) or [], ignored_paths(ignore))
     else:
         candidates = list(content.manifest or ())
     return await asyncio.to_thread(written_since, root, since, candidates)

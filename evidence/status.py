@@ -9,14 +9,52 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from freshpass.facts.model import ProjectFacts
-from freshpass.ledger.content import ContentSnapshot, changed_paths
+from freshpass.facts.model import ProjectFacts, VerifyCommand
+from freshpass.ledger.content import PROSE_KEPT, ContentSnapshot, changed_paths, prose_globs
 from freshpass.ledger.content import snapshot as take_snapshot
 from freshpass.ledger.store import Evidence, Ledger
 
+if TYPE_CHECKING:
+    import pathspec
+
 HEADLINE_KIND = "test"
+
+
+@dataclass(frozen=True)
+class ContentRules:
+    """What never makes evidence stale, as the project says (design §4.4): its `[tool.freshpass] ignore` globs and
+    whether prose counts (`ignore_prose`, default true). Every door — the CLI, the server, the hooks — computes a
+    content id with these and nothing else, so they agree; an editor's own settings only hide diagnostics."""
+
+    ignore: tuple[str, ...] = ()
+    ignore_prose: bool = True
+
+    @classmethod
+    def of(cls, facts: ProjectFacts | None) -> ContentRules:
+        if facts is None:
+            return cls()
+        return cls(tuple(facts.ignore), facts.ignore_prose)
+
+    def snapshot(self, root: str | os.PathLike[str]) -> ContentSnapshot:
+        """The content id of `root` now under these rules (reads the tree: call it off the event loop)."""
+        return take_snapshot(root, list(self.ignore), self.ignore_prose)
+
+    def ignored(self) -> pathspec.PathSpec:
+        """Which root-relative paths these rules leave out of the content."""
+        return ignored_paths(self.ignore, self.ignore_prose)
+
+
+def ignored_paths(ignore: Iterable[str] = (), ignore_prose: bool = True) -> pathspec.PathSpec:
+    """Gitignore-style globs (and prose, unless turned off) as one matcher of root-relative paths."""
+    import pathspec  # not at import time: `freshpass run` starts faster without it
+
+    patterns = [line.strip() for line in ignore if line.strip() and not line.strip().startswith("#")]
+    if ignore_prose:
+        patterns += prose_globs() + [f"!{name}" for name in PROSE_KEPT]
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 def pick_headline(receipts: Mapping[str, Evidence]) -> Evidence | None:
@@ -26,28 +64,80 @@ def pick_headline(receipts: Mapping[str, Evidence]) -> Evidence | None:
     return max(receipts.values(), key=lambda evidence: evidence.id, default=None)
 
 
+@dataclass(frozen=True)
+class KindState:
+    """One kind of check in a status: its newest receipt, and whether that receipt covers the content now."""
+
+    status: str  # the receipt's `passed` | `failed` when fresh, else `stale`
+    scope: str | None  # the receipt's `full` | `targeted` when fresh, else None
+    fresh: bool
+    evidence: Evidence
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "scope": self.scope,
+            "fresh": self.fresh,
+            "evidence": self.evidence.status_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Status:
+    """A root's status (design §4.5): what the CLI prints, the server shows and the done-check decides on.
+
+    `to_json()` is the stable wire form (`freshpass status --json`, `freshpass/status`, `freshpass/statusChanged`);
+    docs/status.schema.json describes it for the TypeScript and Lua clients.
+    """
+
+    root: str
+    status: str = "unverified"  # passed | failed | stale | unverified
+    scope: str | None = None  # full | targeted, when the headline receipt is fresh
+    kinds: Mapping[str, KindState] = field(default_factory=dict)
+    evidence: Evidence | None = None  # the headline receipt
+    changed_paths: tuple[str, ...] = ()  # root-relative files that differ from what a stale headline ran against
+    verify_commands: tuple[VerifyCommand, ...] = ()
+
+    @property
+    def has_evidence(self) -> bool:
+        return self.evidence is not None
+
+    def fresh_kinds(self) -> dict[str, KindState]:
+        """The kinds whose newest receipt covers the content now."""
+        return {kind: state for kind, state in self.kinds.items() if state.fresh}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "root": self.root,
+            "status": self.status,
+            "scope": self.scope,
+            "kinds": {kind: state.to_json() for kind, state in self.kinds.items()},
+            "evidence": self.evidence.status_json() if self.evidence is not None else None,
+            "changed_paths": list(self.changed_paths),
+            "verify_commands": [command.to_json() for command in self.verify_commands],
+        }
+
+
 def build_status(
     root: str,
     fresh: Mapping[str, Evidence],
     newest: Mapping[str, Evidence],
     changed: Sequence[str] = (),
-    verify_commands: Iterable[Mapping[str, Any]] = (),
-) -> dict[str, Any]:
-    """The status JSON (stable) from each kind's freshest and newest receipts.
+    verify_commands: Iterable[VerifyCommand] = (),
+) -> Status:
+    """The status from each kind's freshest and newest receipts.
 
     `fresh`: per kind, the newest evidence recorded against the current content (and not already stale when
     recorded). `newest`: per kind, the newest evidence at all. `changed`: paths that differ from the content of
     the stale headline evidence (ignored when something is fresh).
     """
-    kinds: dict[str, dict[str, Any]] = {}
+    kinds: dict[str, KindState] = {}
     for kind in sorted(set(fresh) | set(newest)):
         receipt = fresh.get(kind)
         if receipt is not None:
-            kinds[kind] = {"status": receipt.status, "scope": receipt.scope, "fresh": True}
+            kinds[kind] = KindState(receipt.status, receipt.scope, True, receipt)
         else:
-            receipt = newest[kind]
-            kinds[kind] = {"status": "stale", "scope": None, "fresh": False}
-        kinds[kind]["evidence"] = receipt.status_json()
+            kinds[kind] = KindState("stale", None, False, newest[kind])
 
     headline = pick_headline(fresh)
     if headline is not None:
@@ -58,15 +148,7 @@ def build_status(
         scope = None
         if headline is None:
             changed = ()
-    return {
-        "root": root,
-        "status": status,
-        "scope": scope,
-        "kinds": kinds,
-        "evidence": headline.status_json() if headline is not None else None,
-        "changed_paths": list(changed),
-        "verify_commands": [dict(command) for command in verify_commands],
-    }
+    return Status(root, status, scope, kinds, headline, tuple(changed), tuple(verify_commands))
 
 
 async def root_status(
@@ -74,21 +156,14 @@ async def root_status(
     root: str | os.PathLike[str],
     facts: ProjectFacts | None,
     snapshot: ContentSnapshot | None = None,
-    *,
-    ignore: Iterable[str] = (),
-    ignore_prose: bool = True,
-) -> dict[str, Any]:
-    """The status JSON of `root` now (design §4.5).
+) -> Status:
+    """The status of `root` now (design §4.5).
 
-    Without `snapshot` the content is read from disk (git runs in a worker thread). Ignore globs are the
-    `ignore` argument (settings) plus the facts' own (`[tool.freshpass] ignore`). Raises `ContentError` when the
-    content cannot be read, `LedgerError` when the ledger cannot.
+    Without `snapshot` the content is read from disk (git runs in a worker thread) under the project's
+    `ContentRules`. Raises `ContentError` when the content cannot be read, `LedgerError` when the ledger cannot.
     """
     root_key = os.fspath(root)
-    globs = [*ignore, *(facts.ignore if facts is not None else ())]
-    current = (
-        snapshot if snapshot is not None else await asyncio.to_thread(take_snapshot, root_key, globs, ignore_prose)
-    )
+    current = snapshot if snapshot is not None else await asyncio.to_thread(ContentRules.of(facts).snapshot, root_key)
     fresh, newest = await ledger.heads(root_key, current.content_id)
     changed: list[str] = []
     if not fresh:
@@ -98,5 +173,4 @@ async def root_status(
             changed = await asyncio.to_thread(
                 changed_paths, root_key, reference.content_id, current, old_manifest=old_manifest
             )
-    commands = [command.to_json() for command in facts.verify_commands] if facts is not None else []
-    return build_status(root_key, fresh, newest, changed, commands)
+    return build_status(root_key, fresh, newest, changed, facts.verify_commands if facts is not None else ())

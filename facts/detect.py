@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from freshpass.facts.checks import decide_checks
 from freshpass.facts.model import Problem, ProjectFacts
-from freshpass.facts.recipes import recipe_for
+from freshpass.facts.recipes import HERMES_FILE, RECIPE_FILE, recipe_for
 from freshpass.facts.signals import ci, docs, ecosystems, explicit, node, packages, python, scripts, tasks
 from freshpass.facts.signals.base import DEFAULT_TIME_BUDGET, Collector, DetectionStopped
 
@@ -58,6 +58,10 @@ def detect_facts(root: Path, *, time_budget: float = DEFAULT_TIME_BUDGET) -> Pro
     facts.context_files = _ordered_context(facts, c.context_files)
     facts.problems = c.problems
     facts.ignore = c.ignore
+    facts.ignore_prose = c.ignore_prose
+    inputs, input_dirs = c.inputs()
+    facts.inputs = inputs | {RECIPE_FILE, HERMES_FILE}
+    facts.input_dirs = input_dirs
     recipe, recipe_problems = recipe_for(root, facts)
     facts.recipe = recipe
     facts.problems.extend(recipe_problems)

@@ -138,7 +138,19 @@ class ProjectFacts:
     recipe: dict[str, Any] | None = None  # design §5 recipe as data (phases, ready_url, …) or None
     problems: list[Problem] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)  # extra ignore globs from [tool.freshpass] ignore = [...]
+    ignore_prose: bool = True  # [tool.freshpass] ignore_prose: prose files never make evidence stale
     set_aside: list[SetAside] = field(default_factory=list)
+    # What detection looked at, present or absent (relative paths), and the directories whose entries it read: a
+    # change to any of them can change the facts (design §6); not part of the JSON.
+    inputs: frozenset[str] = frozenset()
+    input_dirs: frozenset[str] = frozenset()
+
+    def reads(self, relative_path: str) -> bool:
+        """Could a change to `relative_path` (root-relative, `/`-separated) change these facts?"""
+        if relative_path in self.inputs or relative_path in self.manifests or relative_path in self.context_files:
+            return True
+        parent = relative_path.rpartition("/")[0]
+        return parent in self.input_dirs
 
     def to_json(self) -> dict[str, Any]:
         return {

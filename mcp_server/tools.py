@@ -123,7 +123,7 @@ async def status(path: str, default_root: Path) -> StatusResult:
     _root, package = resolve(path, default_root)
     facts = await _facts(package)
     async with await Ledger.open(read_only=True) as ledger:
-        found = await root_status(ledger, str(package), facts)
+        found = (await root_status(ledger, str(package), facts)).to_json()
     return StatusResult(**{key: found[key] for key in StatusResult.__annotations__})  # type: ignore[typeddict-item]
 
 

@@ -46,7 +46,7 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
     else:
         # A project outside the workspace folders (or asked about before they were added): check it directly.
         project = _project_of(params.get("root") or params.get("uri"))
-        facts, fallback, known_status = None, [], {}
+        facts, fallback, known_status = None, [], None
     if project is None:
         where = params.get("root") or params.get("uri") or "this workspace"
         return Decision(
@@ -59,7 +59,7 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
             "not_applicable",
             "freshpass: receipts are unavailable (the ledger cannot be opened; see the server log), so nothing "
             "can be checked. Say plainly how you verified the change, or that you did not.",
-            status=dict(known_status) or None,
+            status=known_status,
         ).to_json()
     try:
         decision = await evaluate(
@@ -70,8 +70,6 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
             changed_paths=changed,
             fallback_paths=fallback,
             facts=facts,
-            ignore=list(settings.ignore),
-            ignore_prose=settings.ignore_prose,
             claims=find_claims(message),
         )
     except (LedgerError, ContentError) as exc:
@@ -79,7 +77,7 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
             "not_applicable",
             f"freshpass: cannot check {project} right now ({exc}). Say plainly how you verified the change, "
             "or that you did not.",
-            status=dict(known_status) or None,
+            status=known_status,
         ).to_json()
     return decision.to_json()
 

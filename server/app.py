@@ -218,6 +218,50 @@ class FreshpassServer(LanguageServer):
                 root, path = self.root_for_path(resolved), resolved
         return None if root is None else (root, path)
 
+    def roots_holding(self, path: Path) -> list[tuple[RootState, str]]:
+        """Every root holding `path` — its workspace root and the package it is in, when that package is known — with
+        the path as each spells it: a change in a package changes the workspace root's content too."""
+        located = self.locate(path)
+        if located is None:
+            return []
+        deepest, path = located
+        found = []
+        root: RootState | None = deepest
+        while root is not None:
+            relative = root.relative(path)
+            if relative is not None:
+                found.append((root, relative))
+            root = root.parent
+        return found
+
+    async def enter(self, uri: str) -> None:
+        """Make sure the package a file is in has its own root (design §6): its status, lenses and diagnostics are
+        the package's, as `freshpass run` and `freshpass status` in that directory see it."""
+        from freshpass.facts.roots import PACKAGE_MARKERS, find_package_root
+
+        path = uri_to_path(uri)
+        located = None if path is None else self.locate(path)
+        if located is None:
+            return
+        root, path = located
+        workspace = root.parent or root
+        if path.name in PACKAGE_MARKERS:
+            workspace.package_of.clear()  # a package manifest came or went: packages may have moved
+        directory = path.parent
+        package = workspace.package_of.get(directory)
+        if package is None:
+            try:
+                package = await asyncio.to_thread(find_package_root, path, workspace.path)
+            except OSError:
+                return
+            workspace.package_of[directory] = package
+        if package == workspace.path or package in self.roots or workspace.relative(package) is None:
+            return
+        state = RootState(path=package, parent=workspace)
+        self.roots[package] = state
+        await self.fan_out("on_root_added", state)
+        self.tracker.request_refresh(state, delay=0)
+
     def root_for_uri(self, uri: str) -> RootState | None:
         path = uri_to_path(uri)
         return None if path is None else self.root_for_path(path)
@@ -254,7 +298,7 @@ class FreshpassServer(LanguageServer):
         self.roots[path] = root
         if self.watcher is not None:
             try:
-                await asyncio.to_thread(self.watcher.add_root, path, self.settings.ignore)
+                await asyncio.to_thread(self.watcher.add_root, path)  # every change may change the content id
             except Exception as exc:
                 logger.exception("watching %s", path)
                 self.log(types.MessageType.Warning, f"freshpass: cannot watch {path} for changes: {exc}")
@@ -402,8 +446,14 @@ class FreshpassServer(LanguageServer):
 
     def _watcher_change(self, root_path: Path, paths: set[str] | None) -> None:
         root = self.roots.get(root_path)
-        if root is not None and not self._shut_down:
-            self.tracker.request_refresh(root, paths or set(), delay=DEBOUNCE, facts=paths is None)
+        if root is None or self._shut_down:
+            return
+        self.tracker.request_refresh(root, paths or set(), delay=DEBOUNCE, facts=paths is None)
+        for package in [state for state in self.roots.values() if state.parent is root]:  # watched through root
+            prefix = root.relative(package.path) or ""
+            inside = None if paths is None else {p[len(prefix) + 1 :] for p in paths if p.startswith(prefix + "/")}
+            if inside is None or inside:
+                self.tracker.request_refresh(package, inside or set(), delay=DEBOUNCE, facts=inside is None)
 
     def _late_facts(self, root_path: Path, facts: ProjectFacts) -> None:
         """Facts whose detection outlasted a refresh's wait: use them now and refresh the root's status."""
@@ -566,14 +616,8 @@ def _relative_paths(server: FreshpassServer, uris: Iterable[str]) -> list[tuple[
     by_root: dict[int, tuple[RootState, set[str]]] = {}
     for uri in uris:
         path = uri_to_path(uri)
-        located = None if path is None else server.locate(path)
-        if located is None:
-            continue
-        root, path = located
-        relative = root.relative(path)
-        if relative is None:
-            continue
-        by_root.setdefault(id(root), (root, set()))[1].add(relative)
+        for root, relative in [] if path is None else server.roots_holding(path):
+            by_root.setdefault(id(root), (root, set()))[1].add(relative)
     return list(by_root.values())
 
 
@@ -639,6 +683,7 @@ def _register_handlers(server: FreshpassServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def on_open(ls: FreshpassServer, params: types.DidOpenTextDocumentParams) -> None:
         await ls.wait_ready()
+        await ls.enter(params.text_document.uri)
         document = ls.document(params.text_document.uri)
         if document is None:
             return
@@ -656,17 +701,20 @@ def _register_handlers(server: FreshpassServer) -> None:
         # Agents write the file and then send didChange without didSave: if the disk moved, the content did.
         stat = disk_stat(document.path)
         if stat != document.root.disk_stat.get(document.relative):
-            ls.tracker.request_refresh(document.root, {document.relative}, delay=DEBOUNCE)
+            for root, relative in ls.roots_holding(document.path):
+                ls.tracker.request_refresh(root, {relative}, delay=DEBOUNCE)
         await ls.fan_out("on_document_changed", document)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def on_save(ls: FreshpassServer, params: types.DidSaveTextDocumentParams) -> None:
         await ls.wait_ready()
+        await ls.enter(params.text_document.uri)
         document = ls.document(params.text_document.uri)
         if document is None:
             return
         await ls.fan_out("on_document_saved", document)
-        ls.tracker.request_refresh(document.root, {document.relative}, delay=0)
+        for root, relative in ls.roots_holding(document.path):
+            ls.tracker.request_refresh(root, {relative}, delay=0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def on_close(ls: FreshpassServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -725,12 +773,18 @@ def _register_handlers(server: FreshpassServer) -> None:
         args = plain(params) or {}
         if not isinstance(args, Mapping):
             raise JsonRpcInvalidParams("freshpass/status expects {uri} or {root}")
+        asked = args.get("uri") or args.get("root")
+        if isinstance(asked, str) and asked:  # a file or directory in a package: the package's own status
+            if asked.startswith("file:"):
+                await ls.enter(asked)
+            elif Path(asked).is_absolute():
+                await ls.enter((Path(asked) / "_").as_uri())  # a name inside the directory: its package
         root = ls.find_root(root=args.get("root"), uri=args.get("uri"))
         if root is None:
             raise JsonRpcException(message="no freshpass root holds that uri/root", code=LSP_REQUEST_FAILED)
         await _first_refresh(root)
         await ls.tracker.settle(root)
-        return root.status
+        return root.status.to_json()
 
     @server.feature("freshpass/checkDone")
     async def on_check_done(ls: FreshpassServer, params: Any) -> Any:

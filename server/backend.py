@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from freshpass.evidence.status import ContentRules, Status
 from freshpass.facts.model import ProjectFacts
-from freshpass.ledger.content import ContentError, ContentSnapshot, changed_paths, snapshot
+from freshpass.ledger.content import ContentError, ContentSnapshot, changed_paths
 from freshpass.ledger.store import EvidenceDraft, Ledger, LedgerError
 from lsprotocol import types
 
@@ -32,17 +33,9 @@ def load_facts(root: Path) -> ProjectFacts:
     return detect_facts(root)
 
 
-def unavailable_status(root: Path, facts: ProjectFacts | None) -> dict[str, Any]:
-    """The status JSON (design §4.5) when the ledger cannot be read: nothing is known to be verified."""
-    return {
-        "root": str(root),
-        "status": "unverified",
-        "scope": None,
-        "kinds": {},
-        "evidence": None,
-        "changed_paths": [],
-        "verify_commands": [c.to_json() for c in facts.verify_commands] if facts else [],
-    }
+def unavailable_status(root: Path, facts: ProjectFacts | None) -> Status:
+    """The status (design §4.5) when the ledger cannot be read: nothing is known to be verified."""
+    return Status(str(root), verify_commands=tuple(facts.verify_commands) if facts else ())
 
 
 class Backend:
@@ -104,14 +97,14 @@ class Backend:
     def _ledger_failed(self, exc: LedgerError) -> None:
         self.say_once(types.MessageType.Warning, f"freshpass: the ledger is unavailable right now: {exc}")
 
-    async def status(self, root: Path, facts: ProjectFacts | None, snap: ContentSnapshot | None) -> dict[str, Any]:
+    async def status(self, root: Path, facts: ProjectFacts | None, snap: ContentSnapshot | None) -> Status:
         from freshpass.evidence.status import root_status
 
         ledger = await self.open()
         if ledger is None or facts is None:
             return unavailable_status(root, facts)
         try:
-            return dict(await root_status(ledger, root, facts, snapshot=snap))
+            return await root_status(ledger, root, facts, snapshot=snap)
         except LedgerError as exc:
             self._ledger_failed(exc)
             return unavailable_status(root, facts)
@@ -191,12 +184,11 @@ class Backend:
         if self.on_late_facts is not None:
             self.on_late_facts(root, facts)
 
-    async def snapshot(
-        self, root: Path, ignore: list[str], ignore_prose: bool, *, quiet: bool = False
-    ) -> ContentSnapshot | None:
-        """The content of `root` now; None when it cannot be read (said once, unless `quiet`: the caller retries)."""
+    async def snapshot(self, root: Path, facts: ProjectFacts | None, *, quiet: bool = False) -> ContentSnapshot | None:
+        """The content of `root` now, under the project's own rules (never the editor's: every door must compute the
+        same id); None when it cannot be read (said once, unless `quiet`: the caller retries)."""
         try:
-            return await asyncio.to_thread(snapshot, root, ignore, ignore_prose)
+            return await asyncio.to_thread(ContentRules.of(facts).snapshot, root)
         except ContentError as exc:
             if not quiet:
                 self.say_once(types.MessageType.Warning, f"freshpass: cannot tell what {root} contains: {exc}")
@@ -208,13 +200,13 @@ class Backend:
         return await asyncio.to_thread(changed_paths, root, old.content_id, new, old_manifest=old.manifest)
 
     async def unverified_changes(
-        self, root: Path, first: ContentSnapshot, now: ContentSnapshot, ignore: list[str], ignore_prose: bool
+        self, root: Path, first: ContentSnapshot, now: ContentSnapshot, facts: ProjectFacts | None
     ) -> list[str]:
         """What a root with no receipt at all must verify (design §7.1): the changes since HEAD that count (prose and
-        ignored files never do) plus what changed since the server's first look. An edit that reached the disk
-        before that first look is in the first, so it is never absorbed into the baseline."""
-        from freshpass.evidence.agents import code_paths, ignored_paths_spec, uncommitted_paths
+        the project's ignored files never do) plus what changed since the server's first look. An edit that reached
+        the disk before that first look is in the first, so it is never absorbed into the baseline."""
+        from freshpass.evidence.agents import code_paths, uncommitted_paths
 
         since_start = await self.changed_between(root, first, now)
         since_head = await uncommitted_paths(root) or []
-        return sorted({*since_start, *code_paths(since_head, ignored_paths_spec(ignore, ignore_prose))})
+        return sorted({*since_start, *code_paths(since_head, ContentRules.of(facts).ignored())})

@@ -41,7 +41,6 @@ class DiagnosticsFeature(Feature):
         self.pull = False
         self.current: dict[str, types.Diagnostic] = {}  # uri -> its one diagnostic
         self._lookups: dict[str, BlobLookup] = {}  # git toplevel -> its cat-file process
-        self._evidence_content: dict[int, str | None] = {}  # receipt id -> content id it ran against
 
     async def on_initialize(self, params: types.InitializeParams) -> None:
         self.pull = bool(self.server.capability("workspace.diagnostics.refresh_support"))
@@ -60,6 +59,8 @@ class DiagnosticsFeature(Feature):
 
     def diagnostic_for(self, document: DocumentRef, stale: set[str] | None = None) -> types.Diagnostic | None:
         root = document.root
+        if self.server.settings.hides(document.relative):
+            return None  # the editor hides it (`freshpass.ignore`, `ignoreProse`); content ids stay the project's
         stale = root.stale_paths() if stale is None else stale
         disk_stale = document.relative in stale and (document.relative in root.touched or document.text is not None)
         if not disk_stale and not document.unsaved:
@@ -94,7 +95,7 @@ class DiagnosticsFeature(Feature):
             uri = (root.path / relative).as_uri()
             if uri not in documents:
                 document = self.server.document(uri)
-                if document is not None:
+                if document is not None and document.root is root:  # a package's file: the package says
                     documents[uri] = document
         return documents
 
@@ -165,14 +166,7 @@ class DiagnosticsFeature(Feature):
             return root.baseline.content_id if root.baseline is not None else None
         if root.state in ("passed", "failed") and root.snapshot is not None:
             return root.snapshot.content_id  # fresh: the receipt ran against exactly the current content
-        receipt_id = root.status["evidence"].get("id")
-        if not isinstance(receipt_id, int):
-            return None
-        if receipt_id not in self._evidence_content:
-            ledger = self.server.backend.ledger
-            receipt = await ledger.get(receipt_id) if ledger is not None else None
-            self._evidence_content[receipt_id] = receipt.content_id if receipt is not None else None
-        return self._evidence_content[receipt_id]
+        return root.status.evidence.content_id if root.status.evidence is not None else None
 
     async def on_document_saved(self, document: DocumentRef) -> None:
         root = document.root

@@ -9,27 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+
+from freshpass.evidence.status import Status
+from freshpass.ledger.store import Evidence
 
 STALE_STATUSES = ("stale", "unverified")
-
-
-def parse_time(value: Any) -> float | None:
-    """Epoch seconds from the ledger's timestamps (epoch numbers or ISO 8601 strings)."""
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=dt.timezone.utc)
-        return parsed.timestamp()
-    return None
 
 
 def age(then: float | None, now: float | None = None) -> str:
@@ -57,52 +42,45 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def evidence_of(status: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    evidence = status.get("evidence")
-    return evidence if isinstance(evidence, Mapping) and evidence else None
+def evidence_command(evidence: Evidence) -> str:
+    return evidence.command or evidence.canonical_command or "?"
 
 
-def evidence_command(evidence: Mapping[str, Any]) -> str:
-    return str(evidence.get("command") or evidence.get("canonical_command") or "?")
-
-
-def evidence_result(evidence: Mapping[str, Any]) -> str:
+def evidence_result(evidence: Evidence) -> str:
     """`passed (full)`, `failed (targeted, exit 1: no tests ran)`."""
-    result = str(evidence.get("status") or "?")
-    details = [str(evidence.get("scope") or "?")]
-    if result != "passed":
-        exit_code = evidence.get("exit_code")
-        if exit_code is not None:
-            details.append(f"exit {exit_code}")
-        if evidence.get("reason"):
-            details[-1] += f": {evidence['reason']}"
-    return f"{result} ({', '.join(details)})"
+    details = [evidence.scope or "?"]
+    if evidence.status != "passed":
+        if evidence.exit_code is not None:
+            details.append(f"exit {evidence.exit_code}")
+        if evidence.reason:
+            details[-1] += f": {evidence.reason}"
+    return f"{evidence.status or '?'} ({', '.join(details)})"
 
 
-def since_phrase(evidence: Mapping[str, Any], now: float | None = None) -> str:
+def since_phrase(evidence: Evidence, now: float | None = None) -> str:
     """since `uv run pytest` passed (full) 3 min ago"""
-    when = age(parse_time(evidence.get("finished_at")), now)
+    when = age(evidence.finished_at, now)
     return f"`{evidence_command(evidence)}` {evidence_result(evidence)} {when}"
 
 
-def lens_title(status: Mapping[str, Any], now: float | None = None, *, changed_count: int | None = None) -> str:
+def lens_title(status: Status, now: float | None = None, *, changed_count: int | None = None) -> str:
     """The status lens at the top of a file. `changed_count` overrides the status' own count (with no receipt, the
     server counts what changed since it started)."""
-    state = status.get("status")
-    evidence = evidence_of(status)
-    changed = len(status.get("changed_paths") or ()) if changed_count is None else changed_count
+    state = status.status
+    evidence = status.evidence
+    changed = len(status.changed_paths) if changed_count is None else changed_count
     if evidence is None or state == "unverified":
         if changed:
             return f"⚠ unverified · {plural(changed, 'file')} changed · no receipt yet"
         return "⚠ unverified · no receipt yet"
-    when = age(parse_time(evidence.get("finished_at")), now)
+    when = age(evidence.finished_at, now)
     command = evidence_command(evidence)
     if state == "stale":
-        return f"⚠ unverified · {plural(changed, 'file')} changed · since {command} {evidence.get('status')} {when}"
+        return f"⚠ unverified · {plural(changed, 'file')} changed · since {command} {evidence.status} {when}"
     if state == "failed":
-        reason = evidence.get("reason") or f"exit {evidence.get('exit_code')}"
+        reason = evidence.reason or f"exit {evidence.exit_code}"
         return f"✗ failed · {reason} · {command} · {when}"
-    if status.get("scope") == "targeted" or evidence.get("scope") == "targeted":
+    if status.scope == "targeted" or evidence.scope == "targeted":
         return f"◐ targeted · {command} · {when}"
     return f"✓ full · {command} · {when}"
 
@@ -113,7 +91,7 @@ def run_lens_title(command: str) -> str:
 
 def stale_message(
     path: str,
-    status: Mapping[str, Any],
+    status: Status,
     *,
     command: str | None,
     changed_count: int,
@@ -128,7 +106,7 @@ def stale_message(
     `change_number` counts the content changes the server has seen in this root: with the time of the latest
     change it makes every new edit's message different, even two edits within one second.
     """
-    evidence = evidence_of(status)
+    evidence = status.evidence
     run = f"Run `{command}` to get fresh evidence." if command else "No verify command is declared for this root."
     latest = f", latest at {clock(latest_change)}" if latest_change is not None else ""
     if change_number:
@@ -153,7 +131,7 @@ def stale_message(
 
 def hover_markdown(
     path: str | None,
-    status: Mapping[str, Any],
+    status: Status,
     *,
     command: str | None,
     unsaved: bool = False,
@@ -162,26 +140,25 @@ def hover_markdown(
     changed_paths: Sequence[str] | None = None,
 ) -> str:
     """Why this file is (or is not) covered: the receipt compared against and exactly what changed since."""
-    state = status.get("status", "unverified")
-    evidence = evidence_of(status)
-    changed: Sequence[str] = status.get("changed_paths") or () if changed_paths is None else changed_paths
+    state = status.status
+    evidence = status.evidence
+    changed: Sequence[str] = status.changed_paths if changed_paths is None else changed_paths
     lines = [f"**freshpass** · {lens_title(status, now, changed_count=len(changed))}", ""]
     if evidence is None:
         lines.append("No receipt exists for this root yet: no verify command has been recorded here.")
     else:
-        finished = parse_time(evidence.get("finished_at"))
-        when = f"{clock(finished)} ({age(finished, now)})" if finished is not None else "unknown"
-        tests = evidence.get("tests")
+        when = f"{clock(evidence.finished_at)} ({age(evidence.finished_at, now)})"
+        tests = evidence.tests
         rows = [
-            ("receipt", f"#{evidence.get('id', '?')}"),
+            ("receipt", f"#{evidence.id}"),
             ("command", f"`{evidence_command(evidence)}`"),
-            ("kind", str(evidence.get("kind") or "?")),
-            ("scope", str(evidence.get("scope") or "?")),
+            ("kind", evidence.kind or "?"),
+            ("scope", evidence.scope or "?"),
             ("result", evidence_result(evidence)),
             ("when", when),
-            ("by", str(evidence.get("session") or evidence.get("actor") or "unknown")),
+            ("by", evidence.session or evidence.actor or "unknown"),
         ]
-        if isinstance(tests, Mapping) and tests:
+        if tests:
             rows.append(("tests", ", ".join(f"{value} {name}" for name, value in tests.items())))
         lines += ["| | |", "| --- | --- |", *(f"| {name} | {value} |" for name, value in rows), ""]
     if state == "stale" or (state == "unverified" and changed):

@@ -12,10 +12,12 @@ reported as a readable problem and the default is used instead.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import pathspec
 from freshpass.evidence import settings_defaults as defaults
 from lsprotocol import types
 
@@ -47,6 +49,18 @@ class Settings:
 
     def severity_for(self, *, agent: bool) -> types.DiagnosticSeverity:
         return SEVERITIES[self.diagnostics_agent_severity if agent else self.diagnostics_severity]
+
+    def hides(self, relative: str) -> bool:
+        """Does this editor hide diagnostics on `relative` (`ignore`, `ignoreProse`)? Content ids never depend on
+        it: they follow the project's own rules."""
+        return _hidden(self.ignore, self.ignore_prose).match_file(relative)
+
+
+@functools.lru_cache(maxsize=8)
+def _hidden(ignore: tuple[str, ...], ignore_prose: bool) -> pathspec.PathSpec:
+    from freshpass.evidence.status import ignored_paths
+
+    return ignored_paths(ignore, ignore_prose)
 
 
 @dataclass(frozen=True)

@@ -7,45 +7,21 @@ expensive work (a content snapshot, the ledger's status) happens in refreshes tr
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from freshpass.evidence.status import Status
 from freshpass.facts.model import ProjectFacts, VerifyCommand
+from freshpass.facts.roots import ROOT_MARKERS
 from freshpass.ledger.content import ContentSnapshot
 
-# Files whose change means the facts (declared verify commands) must be read again.
-MANIFEST_NAMES = frozenset(
-    {
-        "pyproject.toml",
-        ".freshpass.toml",
-        "package.json",
-        "Makefile",
-        "GNUmakefile",
-        "justfile",
-        "Justfile",
-        "Taskfile.yml",
-        "Taskfile.yaml",
-        "tox.ini",
-        "noxfile.py",
-        "setup.cfg",
-        "pytest.ini",
-        "Cargo.toml",
-        "go.mod",
-        "go.work",
-        "deno.json",
-        "deno.jsonc",
-        ".pre-commit-config.yaml",
-        "recipe.json",
-        "environment.json",
-    }
-)
 
-
-def touches_facts(relative_path: str) -> bool:
-    name = relative_path.rsplit("/", 1)[-1]
-    return name in MANIFEST_NAMES or relative_path.startswith((".github/workflows/", "scripts/"))
+def touches_facts(facts: ProjectFacts | None, relative_path: str) -> bool:
+    """Could a change to `relative_path` change the root's facts? Yes for anything detection looked at (present or
+    not) or a file in a directory whose entries it read, and for a manifest marker anywhere (a new package)."""
+    if facts is None or facts.reads(relative_path):
+        return True
+    return relative_path.rsplit("/", 1)[-1] in ROOT_MARKERS
 
 
 @dataclass
@@ -60,11 +36,15 @@ class Refresh:
 @dataclass
 class RootState:
     path: Path
+    # A monorepo package (design §6): the workspace root it lies in. Receipts recorded in the package (a terminal's
+    # `freshpass run` in backend/) belong to it, so its files show its status; None for a workspace root.
+    parent: RootState | None = field(default=None, repr=False)
+    package_of: dict[Path, Path] = field(default_factory=dict, repr=False)  # directory -> its package (workspace)
     facts: ProjectFacts | None = None
     snapshot: ContentSnapshot | None = None
     baseline: ContentSnapshot | None = None  # the content when this server first looked: "changed this session"
-    status: dict[str, Any] = field(default_factory=dict)
-    status_key: str = ""
+    status: Status = field(init=False)  # the latest refresh's; unverified until the first one
+    status_known: bool = False  # a refresh has set the status (the first one is always announced)
     session_changed: list[str] = field(default_factory=list)  # baseline → now, used when there is no receipt
     touched: set[str] = field(default_factory=set)  # paths the client or the watcher reported edited
     latest_change: float | None = None  # wall-clock time the content id last changed
@@ -95,20 +75,23 @@ class RootState:
             return None
         return None if str(rel) == "." else rel.as_posix()
 
+    def __post_init__(self) -> None:
+        self.status = Status(str(self.path))
+
     @property
     def has_evidence(self) -> bool:
-        return bool(self.status.get("evidence"))
+        return self.status.has_evidence
 
     @property
     def state(self) -> str:
-        return str(self.status.get("status") or "unverified")
+        return self.status.status
 
     def stale_paths(self) -> set[str]:
         """Files whose current content no receipt covers."""
         if self.early_stale is not None:
             return set(self.early_stale)
         if self.state == "stale":
-            return set(self.status.get("changed_paths") or ())
+            return set(self.status.changed_paths)
         if self.state == "unverified" and not self.has_evidence:
             return set(self.session_changed)
         return set()
@@ -121,10 +104,9 @@ class RootState:
         declares none: another kind's check never stands in (a lint is not the tests)."""
         return next((command for command in self.verify_commands() if command.kind == kind), None)
 
-    def set_status(self, status: dict[str, Any]) -> bool:
-        key = json.dumps(status, sort_keys=True, default=str)
-        changed = key != self.status_key
-        self.status, self.status_key = status, key
+    def set_status(self, status: Status) -> bool:
+        changed = status != self.status or not self.status_known
+        self.status, self.status_known = status, True
         return changed
 
 

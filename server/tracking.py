@@ -56,7 +56,7 @@ class Tracker:
     ) -> None:
         if paths:
             root.pending |= paths
-            if any(touches_facts(path) for path in paths):
+            if any(touches_facts(root.facts, path) for path in paths):
                 root.pending_facts = True
         if facts:
             root.pending_facts = True
@@ -135,9 +135,8 @@ class Tracker:
                     root.facts = ProjectFacts(root=str(root.path))
         content_changed = False
         if resnapshot or root.snapshot is None:
-            ignore = [*server.settings.ignore, *root.facts.ignore]
             last_try = root.snapshot_failures >= SNAPSHOT_RETRIES
-            snap = await backend.snapshot(root.path, ignore, server.settings.ignore_prose, quiet=not last_try)
+            snap = await backend.snapshot(root.path, root.facts, quiet=not last_try)
             if snap is None and not last_try:
                 root.snapshot_failures += 1
                 root.pending |= touched
@@ -166,16 +165,13 @@ class Tracker:
         # so a save that changed nothing shows nothing.
         root.touched |= touched
         status = await backend.status(root.path, root.facts, root.snapshot)
-        if content_changed and not status.get("evidence") and root.baseline is not None and root.snapshot is not None:
-            ignore = [*server.settings.ignore, *root.facts.ignore]
-            root.session_changed = await backend.unverified_changes(
-                root.path, root.baseline, root.snapshot, ignore, server.settings.ignore_prose
-            )
+        if content_changed and not status.has_evidence and root.baseline is not None and root.snapshot is not None:
+            root.session_changed = await backend.unverified_changes(root.path, root.baseline, root.snapshot, root.facts)
         status_changed = root.set_status(status)
         root.early_stale = None
         refresh = Refresh(content_changed=content_changed, status_changed=status_changed, touched=touched)
         root.refreshed.set()
         await server.fan_out("on_root_refreshed", root, refresh)
         if status_changed:
-            server.protocol.notify("freshpass/statusChanged", status)
+            server.protocol.notify("freshpass/statusChanged", status.to_json())
         return refresh

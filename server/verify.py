@@ -153,8 +153,7 @@ class VerifyFeature(Feature):
         plan = self.plan(root, args)
         backend = self.server.backend
         settings = self.server.settings
-        ignore = [*settings.ignore, *(root.facts.ignore if root.facts else ())]
-        before = await backend.snapshot(root.path, ignore, settings.ignore_prose)
+        before = await backend.snapshot(root.path, root.facts)
         if before is None:
             raise request_failed(f"cannot read the content of {root.path}; see the log")
         run = RunningVerify(run_id=uuid.uuid4().hex[:12], root=root, command=plan.line)
@@ -178,7 +177,7 @@ class VerifyFeature(Feature):
             outcome = (
                 "cancelled" if result.cancelled else "timed out" if result.timed_out else f"exit {result.exit_code}"
             )
-            after = await backend.snapshot(root.path, ignore, settings.ignore_prose)
+            after = await backend.snapshot(root.path, root.facts)
             stale = after is None or after.content_id != before.content_id
             evidence, classification = await self._record(
                 root, plan.line, plan.cwd, result, before.content_id, before.manifest, stale_at_record=stale
@@ -190,7 +189,7 @@ class VerifyFeature(Feature):
         await self.server.tracker.refresh_now(root)
         return {
             "evidence": evidence.to_json() if evidence is not None else None,
-            "status": root.status,
+            "status": root.status.to_json(),
             "recorded": evidence is not None,
             "exitCode": result.exit_code,
             "runId": run.run_id,
@@ -277,9 +276,7 @@ class VerifyFeature(Feature):
         result = ProcessResult(exit_code=exit_code, started_at=now, finished_at=now)
         result.output.add(output or "")
         settings = self.server.settings
-        snap = await self.server.backend.snapshot(
-            root.path, [*settings.ignore, *(root.facts.ignore if root.facts else ())], settings.ignore_prose
-        )
+        snap = await self.server.backend.snapshot(root.path, root.facts)
         if not settings.terminal_evidence or snap is None:
             from freshpass.facts.classify import classify
 

@@ -443,7 +443,7 @@ async def _record(
                         facts = await detect_bounded(Path(evidence.root))
                     except Unavailable:
                         facts = None
-                statuses.append(await root_status(ledger, evidence.root, facts, end))
+                statuses.append((await root_status(ledger, evidence.root, facts, end)).to_json())
     except LedgerError as exc:
         return receipts, statuses, f"the ledger cannot be used: {exc}"
     return receipts, statuses, "" if receipts else "its content could not be read before the run"

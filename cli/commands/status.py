@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from freshpass.commands import UsageError
 from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
+    from freshpass.evidence.status import Status
     from freshpass.facts.model import ProjectFacts
 
 
@@ -84,10 +85,10 @@ async def _status(root: Path, *, json_output: bool) -> int:
         say(f"freshpass status: {exc}")
         return 1
     if json_output:
-        print(json.dumps(status, indent=2))  # ensure_ascii: control characters become \u escapes
+        print(json.dumps(status.to_json(), indent=2))  # ensure_ascii: control characters become \u escapes
     else:
-        print(describe_status(status))
-    return 0 if status["status"] == "passed" else 1
+        print(describe_status(status, facts_read=facts is not None))
+    return 0 if status.status == "passed" else 1
 
 
 async def read_facts(root: Path, command: str) -> ProjectFacts | None:
@@ -101,13 +102,15 @@ async def read_facts(root: Path, command: str) -> ProjectFacts | None:
         return None
 
 
-def age(finished_at: str, now: float | None = None) -> str:
-    """'3 minutes ago' for an ISO time of the JSON outputs."""
+def age(finished_at: float | str, now: float | None = None) -> str:
+    """'3 minutes ago' for an epoch time or an ISO time of the JSON outputs."""
     import time
-    from datetime import datetime
 
-    then = datetime.fromisoformat(finished_at.replace("Z", "+00:00")).timestamp()
-    seconds = max(0, int((time.time() if now is None else now) - then))
+    if isinstance(finished_at, str):
+        from datetime import datetime
+
+        finished_at = datetime.fromisoformat(finished_at.replace("Z", "+00:00")).timestamp()
+    seconds = max(0, int((time.time() if now is None else now) - finished_at))
     for unit, size in (("day", 86_400), ("hour", 3_600), ("minute", 60)):
         if seconds >= size:
             count = seconds // size
@@ -121,39 +124,41 @@ def _tests_text(tests: dict[str, int] | None) -> str:
     return f"; {tests['passed']} passed, {tests['failed']} failed, {tests['skipped']} skipped"
 
 
-def describe_status(status: dict[str, Any], max_paths: int = 10) -> str:
+def describe_status(status: Status, max_paths: int = 10, *, facts_read: bool = True) -> str:
     """The human status block: status, scope, command, age, changed paths, what to run. Every text that came from
     a repository or a command (root, command lines, reasons, file names) is made safe for a terminal."""
     from freshpass.runner.terminal import safe
 
-    headline = status["status"]
-    title = f"{headline} ({status['scope']})" if status.get("scope") else headline
-    lines = [f"{title} — {safe(status['root'])}"]
-    evidence = status.get("evidence")
+    headline = status.status
+    title = f"{headline} ({status.scope})" if status.scope else headline
+    lines = [f"{title} — {safe(status.root)}"]
+    evidence = status.evidence
     if evidence is not None:
-        verdict = evidence["status"] if headline != "stale" else f"{evidence['status']}, now stale"
-        reason = f" ({safe(evidence['reason'])})" if evidence.get("reason") else ""
+        verdict = evidence.status if headline != "stale" else f"{evidence.status}, now stale"
+        reason = f" ({safe(evidence.reason)})" if evidence.reason else ""
         lines.append(
-            f"  {evidence['kind']:<9} {safe(evidence['command'])}  → {verdict}{reason}, exit {evidence['exit_code']}, "
-            f"{age(evidence['finished_at'])} (receipt #{evidence['id']}{_tests_text(evidence.get('tests'))})"
+            f"  {evidence.kind:<9} {safe(evidence.command)}  → {verdict}{reason}, exit {evidence.exit_code}, "
+            f"{age(evidence.finished_at)} (receipt #{evidence.id}{_tests_text(evidence.tests)})"
         )
-    for kind, entry in status.get("kinds", {}).items():
-        other = entry["evidence"]
-        if evidence is not None and other["id"] == evidence["id"]:
+    for kind, entry in status.kinds.items():
+        other = entry.evidence
+        if evidence is not None and other.id == evidence.id:
             continue
-        scope = f" ({entry['scope']})" if entry.get("scope") else ""
-        lines.append(f"  {kind:<9} {safe(other['command'])}  → {entry['status']}{scope}, {age(other['finished_at'])}")
-    changed = status.get("changed_paths") or []
+        scope = f" ({entry.scope})" if entry.scope else ""
+        lines.append(f"  {kind:<9} {safe(other.command)}  → {entry.status}{scope}, {age(other.finished_at)}")
+    changed = status.changed_paths
     if changed:
         shown = ", ".join(safe(path) for path in changed[:max_paths])
         more = f" (+{len(changed) - max_paths} more)" if len(changed) > max_paths else ""
         lines.append(f"  changed   {shown}{more}")
     if headline != "passed":
-        commands = [c["command"] for c in status.get("verify_commands", []) if c.get("kind") == "test"]
+        commands = [c.command for c in status.verify_commands if c.kind == "test"]
         if commands:
             lines.append(f"  run       freshpass run -- {safe(commands[0])}")
-        elif status.get("verify_commands"):
+        elif status.verify_commands:
             lines.append("  no test check declared (`freshpass facts --all` shows what was found and why)")
+        elif not facts_read:
+            lines.append("  the project's checks could not be read (said above); `freshpass facts` shows why")
         elif evidence is None:
             lines.append("  no receipts yet, and the project declares no verify command")
     return "\n".join(lines)

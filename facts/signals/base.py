@@ -97,6 +97,7 @@ class Collector:
         self.context_files: list[str] = []
         self.package_managers: list[str] = []
         self.ignore: list[str] = []
+        self.ignore_prose = True
         self.docs: list[tuple[str, str, int, str]] = []  # (command line, source, position, cwd) from the docs
         # What a package directory's environment manager is (".": "uv"), for spelling tool commands.
         self.python_managers: dict[str, str | None] = {}
@@ -110,6 +111,7 @@ class Collector:
         self._root_text = os.fspath(root)
         self._parsed_cache: dict[str, Any] = {}
         self._order = 0
+        self.listed: set[str] = set()  # directories whose entries detection read (`scripts/`, workflows)
 
     # -- recording ---------------------------------------------------------------------------------------------
 
@@ -152,6 +154,12 @@ class Collector:
     def check_time(self) -> None:
         if time.monotonic() > self.deadline:
             raise DetectionStopped
+
+    def inputs(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(every path detection asked about, present or not; every directory whose entries it read): a change to
+        one of them, or a file appearing in one of those directories, can change the facts."""
+        asked = {rel for rel in (*self._stat_cache, *self._text_cache) if rel and rel != "."}
+        return frozenset(asked), frozenset(self.listed)
 
     # -- reading -----------------------------------------------------------------------------------------------
 
@@ -249,6 +257,7 @@ class Collector:
 
     def listdir(self, rel: str) -> list[str]:
         """The entry names of a directory the conventions name (`scripts/`, `.github/workflows/`), sorted."""
+        self.listed.add("" if rel.strip("/") in ("", ".") else rel.strip("/"))
         path = self.root / rel
         if not self.is_dir(rel):
             return []

@@ -65,6 +65,11 @@ def _read_config(c: Collector, config: Any, rel: str, prefix: str) -> None:
                 spellings=tuple(equivalents),
             )
         )
+    ignore_prose = config.get("ignore_prose", True)
+    if not isinstance(ignore_prose, bool):
+        c.problem(rel, f"{where}ignore_prose must be true or false")
+    else:
+        c.ignore_prose = ignore_prose
     ignore = config.get("ignore", [])
     if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
         c.problem(rel, f"{where}ignore must be an array of gitignore-style glob strings")

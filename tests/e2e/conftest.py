@@ -242,6 +242,8 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest) -> 
     SESSIONS.pop(id(lsp_client), None)
     if session.initialized:
         await lsp_client.shutdown_session()
+    else:  # a test that failed before initialize: `exit` is allowed at any time, and pytest-lsp waits for the process
+        lsp_client.protocol.notify(types.EXIT, None)
 
 
 @pytest.fixture

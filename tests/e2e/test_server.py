@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from tests.conftest import live_group_members
-from tests.e2e.conftest import PYPROJECT, Session, as_json, make_project
+from tests.e2e.conftest import PYPROJECT, Session, as_json, git, make_project
 
 pytestmark = pytest.mark.e2e
 
@@ -565,3 +565,34 @@ async def test_an_edit_saved_right_after_initialized_is_flagged(lsp: Session, pr
     assert time.monotonic() - initialized_at < 0.05  # saved within 50 ms of `initialized`
     await lsp.until_diagnostics(app, saved_and_stale)
     assert "`src/app.py`" in only_diagnostic(lsp, app).message
+
+
+async def test_an_editor_ignore_setting_never_changes_what_a_terminal_receipt_is_bound_to(
+    lsp: Session, tmp_path: Path
+) -> None:
+    project = make_project(tmp_path / "project")
+    (project / "generated").mkdir()
+    (project / "generated" / "schema.py").write_text("SCHEMA = 1\n")
+    (project / "NOTES.md").write_text("notes\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "generated code and notes")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "freshpass", "run", "--", *TEST_COMMAND.split(), cwd=project,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, stderr = await process.communicate()
+    assert process.returncode == 0, stderr
+
+    # The editor hides generated/** and does not ignore prose: neither changes the content id the receipt names.
+    await lsp.initialize(project, options={"ignore": ["generated/**"], "ignoreProse": False})
+    status = await lsp.status(project)
+    assert (status["status"], status["scope"]) == ("passed", "full"), status
+
+    # A change under the editor's ignore globs still makes the receipt stale (the project does not ignore it),
+    # but the editor does not flag the file.
+    schema = project / "generated" / "schema.py"
+    lsp.open(schema)
+    await save_edit(lsp, schema, "SCHEMA = 2\n", version=2)
+    status = await lsp.until_status(lambda s: s["status"] == "stale" and s["root"] == str(project))
+    assert status["changed_paths"] == ["generated/schema.py"]
+    assert lsp.diagnostics(schema) == []

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -19,59 +20,40 @@ from freshpass.evidence.agents import (
     scan_kind,
 )
 from freshpass.evidence.claims import Claim
+from freshpass.evidence.status import Status, build_status
+from freshpass.facts.model import VerifyCommand
+from freshpass.ledger.store import Evidence
 
 PYTEST = {"command": "uv run pytest", "kind": "test", "cwd": ".", "source": "pyproject.toml#tool.pytest.ini_options"}
 RUFF = {"command": "ruff check", "kind": "lint", "cwd": ".", "source": "pyproject.toml#tool.ruff"}
 COMMANDS = [RUFF, PYTEST]  # lint first: the message must still lead with the test command
 
 
+FINISHED = dt.datetime(2026, 11, 29, 23, 0, tzinfo=dt.timezone.utc).timestamp()
+
+
 def evidence(
     *, id: int = 7, kind: str = "test", scope: str = "full", status: str = "passed", command: str = "uv run pytest"
-) -> dict[str, Any]:
-    return {
-        "id": id,
-        "command": command,
-        "canonical_command": command,
-        "kind": kind,
-        "scope": scope,
-        "status": status,
-        "exit_code": 0 if status == "passed" else 1,
-        "reason": None,
-        "finished_at": "2026-11-29T23:00:00.000Z",
-        "session": "s",
-        "tests": None,
-    }
+) -> Evidence:
+    return Evidence(
+        id=id, created_at=FINISHED, root="/repo", command=command, canonical_command=command, kind=kind, scope=scope,
+        status=status, content_id="git:" + "a" * 40, started_at=FINISHED - 1, finished_at=FINISHED, duration=1.0,
+        exit_code=0 if status == "passed" else 1, session="s",
+    )  # fmt: skip
 
 
-def root_status(*receipts: dict[str, Any], stale: tuple[dict[str, Any], ...] = (), changed: tuple[str, ...] = ()):
-    """A design §4.5 status as ledger.status.build_status shapes it: fresh receipts and stale ones per kind."""
-    kinds: dict[str, Any] = {}
-    for receipt in stale:
-        kinds[receipt["kind"]] = {"status": "stale", "scope": None, "fresh": False, "evidence": receipt}
-    for receipt in receipts:
-        kinds[receipt["kind"]] = {"status": receipt["status"], "scope": receipt["scope"], "fresh": True,
-                                  "evidence": receipt}  # fmt: skip
-    fresh_test = next((r for r in receipts if r["kind"] == "test"), None)
-    headline = fresh_test or (receipts[0] if receipts else (stale[0] if stale else None))
-    if receipts:
-        state, scope, changed = headline["status"], headline["scope"], ()  # type: ignore[index]
-    else:
-        state, scope = ("stale" if stale else "unverified"), None
-    return {
-        "root": "/repo",
-        "status": state,
-        "scope": scope,
-        "kinds": kinds,
-        "evidence": headline,
-        "changed_paths": list(changed),
-        "verify_commands": COMMANDS,
-    }
+def root_status(*receipts: Evidence, stale: tuple[Evidence, ...] = (), changed: tuple[str, ...] = ()) -> Status:
+    """A design §4.5 status, shaped by the real build_status: fresh receipts and stale ones per kind."""
+    fresh = {receipt.kind: receipt for receipt in receipts}
+    newest = {**{receipt.kind: receipt for receipt in stale}, **fresh}
+    commands = [VerifyCommand.from_json(command) for command in COMMANDS]
+    return build_status("/repo", fresh, newest, changed, commands)
 
 
 @dataclass
 class Case:
     name: str
-    status: dict[str, Any] | None
+    status: Status | None
     verdict: str
     changed: tuple[str, ...] = ()
     used: int = 0
@@ -371,7 +353,7 @@ def test_decide(case: Case) -> None:
         "verdict", "message", "synthetic", "commands", "status", "nudgesLeft", "changedPaths", "claims"
     }  # fmt: skip
     assert payload["synthetic"] is (case.verdict in ("nudge", "exhausted"))
-    assert payload["status"] == case.status
+    assert payload["status"] == (case.status.to_json() if case.status is not None else None)
 
 
 def test_nudge_names_the_test_command_first_and_every_done_command() -> None:
@@ -388,7 +370,9 @@ def test_nudge_names_the_test_command_first_and_every_done_command() -> None:
 
 
 def test_nudge_without_a_declared_command_asks_for_an_honest_report() -> None:
-    status = {**root_status(stale=(evidence(),), changed=("a.py",)), "verify_commands": [RUFF]}
+    status = replace(
+        root_status(stale=(evidence(),), changed=("a.py",)), verify_commands=(VerifyCommand.from_json(RUFF),)
+    )
     decision = decide(status)
     assert decision.verdict == "nudge"
     assert decision.commands == []
@@ -430,7 +414,8 @@ def test_run_line(command: str, cwd: str, expected: str) -> None:
 
 def test_done_commands_skip_other_kinds_and_keep_precedence() -> None:
     second_test = {"command": "tox -e py", "kind": "test", "cwd": ".", "source": "tox.ini"}
-    status = {"verify_commands": [PYTEST, RUFF, second_test, {"kind": "test"}, "garbage"]}
+    commands = tuple(VerifyCommand.from_json(c) for c in (PYTEST, RUFF, second_test))
+    status = Status("/repo", verify_commands=(*commands, VerifyCommand("", "test")))
     assert [c["command"] for c in done_commands(status, DoneRules())] == ["uv run pytest", "tox -e py"]
 
 
@@ -520,13 +505,14 @@ def test_relative_paths_accepts_relative_absolute_and_file_uris(tmp_path: Path) 
 
 
 def test_decision_json_round_trip_shape() -> None:
-    decision = Decision("verified", "ok", [], {"status": "passed"}, nudges_left=2)
+    status = root_status(evidence())
+    decision = Decision("verified", "ok", [], status, nudges_left=2)
     assert decision.to_json() == {
         "verdict": "verified",
         "message": "ok",
         "synthetic": False,
         "commands": [],
-        "status": {"status": "passed"},
+        "status": status.to_json(),
         "nudgesLeft": 2,
         "changedPaths": [],
         "claims": [],

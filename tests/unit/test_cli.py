@@ -26,16 +26,24 @@ def test_version() -> None:
 
 def test_status_never_offers_another_kind_for_the_tests() -> None:
     from freshpass.commands.status import describe_status
+    from freshpass.evidence.status import Status
+    from freshpass.facts.model import VerifyCommand
 
-    lint_only = {"status": "unverified", "root": "/p", "verify_commands": [{"command": "npm run lint", "kind": "lint"}]}
-    text = describe_status(lint_only)
+    lint = VerifyCommand("npm run lint", "lint")
+    text = describe_status(Status("/p", verify_commands=(lint,)))
     assert "npm run lint" not in text
     assert "no test check declared" in text
-    with_tests = {
-        **lint_only,
-        "verify_commands": [*lint_only["verify_commands"], {"command": "npm test", "kind": "test"}],
-    }
+    with_tests = Status("/p", verify_commands=(lint, VerifyCommand("npm test", "test")))
     assert "freshpass run -- npm test" in describe_status(with_tests)
+
+
+def test_status_without_readable_facts_does_not_say_the_project_declares_nothing() -> None:
+    from freshpass.commands.status import describe_status
+    from freshpass.evidence.status import Status
+
+    assert "declares no verify command" in describe_status(Status("/p"))
+    unread = describe_status(Status("/p"), facts_read=False)
+    assert "declares no" not in unread and "could not be read" in unread
 
 
 def test_the_primary_command_is_of_the_kind_asked_for_or_none() -> None:

@@ -58,7 +58,7 @@ async def record_pass(ledger: Ledger, root: Path, kind: str = "test", **override
 
 
 async def status_of(ledger: Ledger, root: Path) -> dict:
-    return await root_status(ledger, str(root), facts_for(root))
+    return (await root_status(ledger, str(root), facts_for(root))).to_json()
 
 
 async def test_no_evidence_is_unverified(repo: Path) -> None:
@@ -155,11 +155,11 @@ async def test_prose_counts_when_configured(repo: Path) -> None:
     assert snapshot(repo).content_id == snapshot(repo).content_id
 
 
-async def test_ignore_globs_from_facts_and_settings(repo: Path) -> None:
+async def test_ignore_globs_are_the_project_s(repo: Path) -> None:
     facts = facts_for(repo)
-    facts.ignore = ["fixtures/generated/"]
+    facts.ignore = ["fixtures/generated/", "*.snap"]
     async with await Ledger.open() as ledger:
-        current = snapshot(repo, ignore=["*.snap", *facts.ignore])
+        current = snapshot(repo, ignore=facts.ignore)
         now = time.time()
         await ledger.record(
             EvidenceDraft(
@@ -177,10 +177,10 @@ async def test_ignore_globs_from_facts_and_settings(repo: Path) -> None:
         (repo / "fixtures" / "generated").mkdir(parents=True)
         (repo / "fixtures" / "generated" / "data.json").write_text("{}")
         (repo / "ui.snap").write_text("snapshot")
-        status = await root_status(ledger, str(repo), facts, ignore=["*.snap"])
+        status = (await root_status(ledger, str(repo), facts)).to_json()
         assert status["status"] == "passed"
         (repo / "fixtures" / "real.json").write_text("{}")
-        status = await root_status(ledger, str(repo), facts, ignore=["*.snap"])
+        status = (await root_status(ledger, str(repo), facts)).to_json()
         assert status["status"] == "stale" and status["changed_paths"] == ["fixtures/real.json"]
 
 
@@ -211,7 +211,7 @@ async def test_headline_prefers_test_and_kinds_show_each_kind(repo: Path) -> Non
 
 
 def test_build_status_without_test_kind_uses_newest_of_any_kind() -> None:
-    assert build_status("/r", {}, {})["status"] == "unverified"
+    assert build_status("/r", {}, {}).status == "unverified"
 
 
 async def test_package_root_content_is_its_own_subtree(repo: Path) -> None:
@@ -266,3 +266,40 @@ async def test_non_git_root(tmp_path: Path) -> None:
         (root / "src" / "mod.py").write_text("A = 1\n")
         (root / "src" / "extra.py").unlink()
         assert (await status_of(ledger, root))["status"] == "passed"
+
+
+async def test_a_project_that_counts_prose_says_so_in_its_own_config(repo: Path) -> None:
+    from freshpass.evidence.status import ContentRules
+    from freshpass.facts.detect import detect_facts
+
+    (repo / "pyproject.toml").write_text('[tool.freshpass]\nverify = ["pytest"]\nignore_prose = false\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "prose counts here")
+    facts = detect_facts(repo)
+    assert facts.ignore_prose is False and not facts.problems
+    async with await Ledger.open() as ledger:
+        await record_pass(ledger, repo)  # recorded with the default rules: prose left out
+        rules = ContentRules.of(facts)
+        assert rules.ignored().match_file("README.md") is False
+        # Under the project's rules the same tree is other content, so the receipt above does not cover it ...
+        assert (await root_status(ledger, str(repo), facts)).status == "stale"
+        current = rules.snapshot(repo)
+        evidence = EvidenceDraft(
+            root=str(repo), command="pytest", canonical_command="pytest", kind="test", scope="full",
+            status="passed", content_id=current.content_id, started_at=time.time(), finished_at=time.time(),
+        )  # fmt: skip
+        await ledger.record(evidence, manifest=current.manifest)
+        assert (await root_status(ledger, str(repo), facts)).status == "passed"
+        # ... and a change to prose makes it stale, named.
+        (repo / "README.md").write_text("# demo, reworded\n")
+        status = (await root_status(ledger, str(repo), facts)).to_json()
+        assert status["status"] == "stale" and status["changed_paths"] == ["README.md"]
+
+
+def test_ignore_prose_must_be_a_boolean(tmp_path: Path) -> None:
+    from freshpass.facts.detect import detect_facts
+
+    (tmp_path / ".freshpass.toml").write_text('verify = ["pytest"]\nignore_prose = "no"\n')
+    facts = detect_facts(tmp_path)
+    assert facts.ignore_prose is True
+    assert any("ignore_prose must be true or false" in problem.message for problem in facts.problems)

@@ -3,35 +3,39 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
+from freshpass.evidence.status import Status
+from freshpass.ledger.store import Evidence
 from freshpass.server import present
 
 NOW = dt.datetime(2026, 11, 29, 12, 0, 0, tzinfo=dt.timezone.utc).timestamp()
-THREE_MIN_AGO = "2026-11-29T11:57:00.000Z"
+THREE_MIN_AGO = NOW - 180
 
 
-def status(state: str, *, scope: str | None = "full", changed: list[str] | None = None, **evidence: object) -> dict:
-    receipt = {
+def status(state: str, *, scope: str | None = "full", changed: list[str] | None = None, **evidence: Any) -> Status:
+    values: dict[str, Any] = {
         "id": 7,
+        "created_at": THREE_MIN_AGO,
+        "root": "/r",
         "command": "uv run pytest",
         "canonical_command": "pytest",
         "kind": "test",
         "scope": scope,
         "status": "passed",
-        "exit_code": 0,
-        "reason": None,
+        "content_id": "git:" + "a" * 40,
+        "started_at": THREE_MIN_AGO - 1,
         "finished_at": THREE_MIN_AGO,
+        "duration": 1.0,
+        "exit_code": 0,
         "session": "lsp:Neovim:1234",
-        "tests": {"passed": 3, "failed": 0, "skipped": 1},
+        "tests_passed": 3,
+        "tests_failed": 0,
+        "tests_skipped": 1,
         **evidence,
     }
-    return {
-        "root": "/r",
-        "status": state,
-        "scope": scope,
-        "evidence": None if state == "unverified" else receipt,
-        "changed_paths": changed or [],
-    }
+    receipt = None if state == "unverified" else Evidence(**values)
+    return Status("/r", state, scope, {}, receipt, tuple(changed or ()))
 
 
 def test_age_words() -> None:
@@ -41,13 +45,6 @@ def test_age_words() -> None:
     assert present.age(NOW - 7200, NOW) == "2 h ago"
     assert present.age(NOW - 5 * 86400, NOW) == "5 d ago"
     assert present.age(None, NOW) == "at an unknown time"
-
-
-def test_parse_time_reads_iso_and_epoch() -> None:
-    assert present.parse_time(THREE_MIN_AGO) == NOW - 180
-    assert present.parse_time(NOW) == NOW
-    assert present.parse_time("yesterday") is None
-    assert present.parse_time(True) is None
 
 
 def test_lens_titles_for_each_status() -> None:

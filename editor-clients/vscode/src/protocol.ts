@@ -55,11 +55,23 @@ export interface VerifyCommand {
   source?: string;
 }
 
-/** The status of one root (design §4.5), sent by `freshpass/statusChanged` and returned by `freshpass/status`. */
+/** One kind of check in a status: its newest receipt and whether it covers the content now. */
+export interface KindState {
+  status: string;
+  scope?: string | null;
+  fresh: boolean;
+  evidence: Evidence;
+}
+
+/**
+ * The status of one root (design §4.5), sent by `freshpass/statusChanged` and returned by `freshpass/status`.
+ * docs/status.schema.json is its schema; tests/unit/test_status_schema.py keeps these fields equal to it.
+ */
 export interface RootStatus {
   root: string;
   status: string;
   scope?: string | null;
+  kinds?: Record<string, KindState> | null;
   evidence?: Evidence | null;
   changed_paths?: string[] | null;
   verify_commands?: VerifyCommand[] | null;

@@ -1,0 +1,89 @@
+"""The status JSON has one schema (docs/status.schema.json): what the model writes validates against it, and the
+TypeScript and Lua clients name exactly its fields."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+from freshpass.evidence.status import Status, build_status
+from freshpass.facts.model import VerifyCommand
+from freshpass.ledger.store import Evidence
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((REPO / "docs" / "status.schema.json").read_text())
+
+
+def receipt(id: int, kind: str = "test", status: str = "passed", scope: str = "full", **extra: object) -> Evidence:
+    values: dict = dict(
+        id=id, created_at=1e9, root="/r", command="pytest -q", canonical_command="pytest", kind=kind, scope=scope,
+        status=status, content_id="git:" + "a" * 40, started_at=1e9, finished_at=1e9 + 1, duration=1.0,
+    )  # fmt: skip
+    values.update(extra)
+    return Evidence(**values)
+
+
+COMMANDS = [
+    VerifyCommand("pytest -q", "test", ".", "pyproject.toml#tool.pytest.ini_options", equivalents=("pytest",)),
+    VerifyCommand("ruff check .", "lint", "backend", "Makefile:lint", args_to="ruff"),
+]
+STATUSES = {
+    "unverified": build_status("/r", {}, {}, (), COMMANDS),
+    "fresh": build_status(
+        "/r",
+        {"test": receipt(3, tests_passed=4, tests_failed=0, tests_skipped=1), "lint": receipt(2, kind="lint")},
+        {"test": receipt(3), "lint": receipt(2, kind="lint")},
+        (),
+        COMMANDS,
+    ),
+    "stale": build_status(
+        "/r", {}, {"test": receipt(5, status="failed", exit_code=1, reason="no tests ran")}, ["a.py"]
+    ),
+    "empty": Status("/r"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATUSES))
+def test_the_model_writes_what_the_schema_says(name: str) -> None:
+    jsonschema.validate(STATUSES[name].to_json(), SCHEMA)
+
+
+def test_the_schema_rejects_an_undocumented_field() -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**STATUSES["fresh"].to_json(), "surprise": 1}, SCHEMA)
+
+
+def typescript_fields(interface: str) -> set[str]:
+    text = (REPO / "editor-clients" / "vscode" / "src" / "protocol.ts").read_text()
+    body = re.search(r"export interface " + interface + r" \{(.*?)\n\}", text, re.S)
+    assert body is not None, interface
+    return set(re.findall(r"^\s+(\w+)\??:", body.group(1), re.M))
+
+
+def lua_fields(cls: str) -> set[str]:
+    text = (REPO / "editor-clients" / "neovim" / "lua" / "freshpass" / "types.lua").read_text()
+    block = re.search(r"--- @class " + re.escape(cls) + r"\n((?:--- @field .*\n)+)", text)
+    assert block is not None, cls
+    return set(re.findall(r"--- @field (\w+)", block.group(1)))
+
+
+def schema_fields(*path: str) -> set[str]:
+    node = SCHEMA
+    for part in path:
+        node = node[part]
+    return set(node["properties"])
+
+
+def test_the_clients_name_the_schema_s_fields() -> None:
+    assert typescript_fields("RootStatus") == schema_fields()
+    assert typescript_fields("KindState") == schema_fields("$defs", "kind")
+    # The client's Evidence also reads full receipts (`freshpass.receipts`), which carry more than a status does.
+    assert schema_fields("$defs", "evidence") <= typescript_fields("Evidence")
+    assert typescript_fields("VerifyCommand") <= schema_fields("$defs", "verify_command")
+    assert lua_fields("freshpass.Status") == schema_fields()
+    assert lua_fields("freshpass.KindState") == schema_fields("$defs", "kind")
+    assert lua_fields("freshpass.Evidence") == schema_fields("$defs", "evidence")
+    assert lua_fields("freshpass.VerifyCommand") == set(SCHEMA["$defs"]["verify_command"]["required"])
