@@ -31,11 +31,13 @@ from urllib.parse import unquote, urlparse
 import pathspec
 from freshpass.evidence import settings_defaults
 from freshpass.evidence.status import ContentRules, Status, ignored_paths, root_status
+from freshpass.ledger.shared import shared_of, uncounted_passes
 
 if TYPE_CHECKING:
     from freshpass.evidence.claims import Claim
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
+    from freshpass.ledger.shared import SharedOptions
     from freshpass.ledger.store import Evidence
 
 Verdict = Literal["verified", "nudge", "exhausted", "not_applicable"]
@@ -296,9 +298,11 @@ def decide(
     judged = [{"kind": claim.kind, "quote": claim.quote, "backed": claim not in unbacked} for claim in claims]
     if done is not None and not unbacked:
         command = _quote(done.command or done.canonical_command or done.kind)
+        shared = shared_of(done)
+        source = f" (a shared receipt from {shared.actor})" if shared is not None else ""
         return Decision(
             "verified",
-            f"freshpass: verified: {command} passed ({done.scope}) against the current content.",
+            f"freshpass: verified: {command} passed ({done.scope}){source} against the current content.",
             commands,
             current_status,
             nudges_left=left,
@@ -332,7 +336,8 @@ def decide(
         what = _what_changed(uncovered)
         if unbacked:
             what += f" {_claims_sentence(unbacked, rules)}"
-        gap = f" {_evidence_gap(current_status, rules, receipts)}"
+        reasons = (_evidence_gap(current_status, rules, receipts), uncounted_passes(current_status.shared, rules.kinds))
+        gap = " " + " ".join(filter(None, reasons))
     if nudges_used < budget:
         return Decision(
             "nudge",
@@ -507,6 +512,7 @@ async def evaluate(
     facts: ProjectFacts | None = None,
     snapshot: ContentSnapshot | None = None,
     record: bool = True,
+    shared: SharedOptions | None = None,
     claims: Sequence[Claim] = (),
 ) -> Decision:
     """Gather the inputs of `decide` for `root` from the ledger and the repository, decide, and spend the budget.
@@ -536,7 +542,7 @@ async def evaluate(
     current: ContentSnapshot = (
         snapshot if snapshot is not None else await asyncio.to_thread(content_rules.snapshot, root_key)
     )
-    status = await root_status(ledger, root_key, root_facts, current)
+    status = await root_status(ledger, root_key, root_facts, current, shared=shared)
     history = await pass_history(ledger, root_key, current.content_id, rules, status)
 
     known = relative_paths(changed_paths, root)

@@ -289,13 +289,13 @@ async def record_reported(run: ReportedRun) -> Recorded:
         return Recorded(reason=outcome.reason or "not a recognised verify command")
     plan.evidence_roots.clear()
     plan.add_roots(outcome.matches)
-    contents, problems = await read_contents(plan.evidence_roots, plan.ignore)
+    contents, problems = await read_contents(plan.evidence_roots, plan.rules)
     if not contents:
         return Recorded(reason="; ".join(problems) or "the project's content could not be read")
     changed = {}
     if run.duration is not None:
         for key, content in contents.items():
-            changed[key] = await changed_while_running(Path(key), content, run.started_at, plan.ignore)
+            changed[key] = await changed_while_running(Path(key), content, run.started_at, plan.rules)
     started = run.started_at if run.duration is not None else run.received_at
     finished = Finished(run.command, str(run.cwd), exit_code, run.output, 0, started, run.received_at)
     details = {"via": run.via, **({} if run.exit_code is not None else {"exit_status": "from the output"})}

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from freshpass.evidence.receipts import Actor, Content, Finished, receipts_for
 
 if TYPE_CHECKING:
+    from freshpass.evidence.status import ContentRules
     from freshpass.facts.classify import Classification, Match
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
@@ -49,8 +50,11 @@ class RunPlan:
     unreadable: str | None = None  # why the project's facts could not be read (then nothing is recorded)
 
     @property
-    def ignore(self) -> list[str]:
-        return list(self.facts.ignore) if self.facts is not None else []
+    def rules(self) -> ContentRules:
+        """The project's content rules (`[tool.freshpass] ignore` and `ignore_prose`), as every door reads them."""
+        from freshpass.evidence.status import ContentRules
+
+        return ContentRules.of(self.facts)
 
     def root_of(self, match: Match) -> Path:
         """The (package) root a match's evidence belongs to: the package holding the directory it ran in."""
@@ -91,12 +95,13 @@ async def plan_run(line: str, cwd: Path, *, interrupt: asyncio.Event | None = No
     return plan
 
 
-async def read_contents(roots: Mapping[str, Path], ignore: list[str]) -> tuple[dict[str, ContentSnapshot], list[str]]:
-    """Each root's content now (read in daemon threads), and one line for each root that could not be read."""
+async def read_contents(roots: Mapping[str, Path], rules: ContentRules) -> tuple[dict[str, ContentSnapshot], list[str]]:
+    """Each root's content now under the project's rules (read in daemon threads), and one line for each root that
+    could not be read."""
     from freshpass.evidence.detection import Unavailable, in_thread, wait_bounded
-    from freshpass.ledger.content import ContentError, snapshot
+    from freshpass.ledger.content import ContentError
 
-    reading = {key: in_thread(snapshot, path, ignore, name="freshpass-content") for key, path in roots.items()}
+    reading = {key: in_thread(rules.snapshot, path, name="freshpass-content") for key, path in roots.items()}
     contents: dict[str, ContentSnapshot] = {}
     problems: list[str] = []
     for key, future in reading.items():
@@ -119,16 +124,15 @@ def written_since(root: Path, since: float, paths: Iterable[str]) -> bool:
     return False
 
 
-async def changed_while_running(root: Path, content: ContentSnapshot, started_at: float, ignore: list[str]) -> bool:
+async def changed_while_running(root: Path, content: ContentSnapshot, started_at: float, rules: ContentRules) -> bool:
     """Whether a file that counts as content was written after `started_at` (less `REPORT_MARGIN`): for a reported
     run, the nearest freshpass can come to `freshpass run`'s before-and-after content ids. Git roots look at the
     files that differ from HEAD (an unmodified file was not written), other roots at every file of the content."""
     from freshpass.evidence.agents import code_paths, uncommitted_paths
-    from freshpass.evidence.status import ignored_paths
 
     since = started_at - REPORT_MARGIN
     if content.is_git:
-        candidates = code_paths(await uncommitted_paths(root) or [], ignored_paths(ignore))
+        candidates = code_paths(await uncommitted_paths(root) or [], rules.ignored())
     else:
         candidates = list(content.manifest or ())
     return await asyncio.to_thread(written_since, root, since, candidates)

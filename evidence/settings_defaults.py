@@ -17,6 +17,11 @@ DONE_KINDS: tuple[str, ...] = ("test",)
 DONE_SCOPE: str = "full"
 VERIFY_TIMEOUT: float = 1800.0
 TERMINAL_EVIDENCE: bool = True
+SHARED_TRUST: tuple[str, ...] = ()
+SHARED_SIGNERS: tuple[str, ...] = ()
+SHARED_ALLOWED_SIGNERS: str = ""
+SHARED_FETCH: bool = False
+SHARED_REMOTE: str = "origin"
 
 # dotted name (without `freshpass.`) -> default
 DEFAULTS: dict[str, object] = {
@@ -31,6 +36,11 @@ DEFAULTS: dict[str, object] = {
     "done.scope": DONE_SCOPE,
     "verify.timeout": VERIFY_TIMEOUT,
     "terminalEvidence": TERMINAL_EVIDENCE,
+    "shared.trust": SHARED_TRUST,
+    "shared.signers": SHARED_SIGNERS,
+    "shared.allowedSigners": SHARED_ALLOWED_SIGNERS,
+    "shared.fetch": SHARED_FETCH,
+    "shared.remote": SHARED_REMOTE,
 }
 # Settings only an editor reads: the server ignores them.
 EDITOR_ONLY: frozenset[str] = frozenset(

@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from freshpass.facts.model import ProjectFacts, VerifyCommand
 from freshpass.ledger.content import PROSE_KEPT, ContentSnapshot, changed_paths, prose_globs
 from freshpass.ledger.content import snapshot as take_snapshot
+from freshpass.ledger.shared import MAX_SHOWN, SharedOptions, SharedView
 from freshpass.ledger.store import Evidence, Ledger
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class Status:
     evidence: Evidence | None = None  # the headline receipt
     changed_paths: tuple[str, ...] = ()  # root-relative files that differ from what a stale headline ran against
     verify_commands: tuple[VerifyCommand, ...] = ()
+    shared: tuple[SharedView, ...] = ()  # shared receipts of the current content, newest first (design §4.6)
 
     @property
     def has_evidence(self) -> bool:
@@ -115,6 +117,7 @@ class Status:
             "evidence": self.evidence.status_json() if self.evidence is not None else None,
             "changed_paths": list(self.changed_paths),
             "verify_commands": [command.to_json() for command in self.verify_commands],
+            "shared": [view.to_json() for view in self.shared],
         }
 
 
@@ -156,8 +159,11 @@ async def root_status(
     root: str | os.PathLike[str],
     facts: ProjectFacts | None,
     snapshot: ContentSnapshot | None = None,
+    *,
+    shared: SharedOptions | None = None,
 ) -> Status:
-    """The status of `root` now (design §4.5).
+    """The status of `root` now (design §4.5), with the shared receipts of its content judged as `shared` says
+    (design §4.6; by default under the project's `[tool.freshpass.shared]`).
 
     Without `snapshot` the content is read from disk (git runs in a worker thread) under the project's
     `ContentRules`. Raises `ContentError` when the content cannot be read, `LedgerError` when the ledger cannot.
@@ -173,4 +179,52 @@ async def root_status(
             changed = await asyncio.to_thread(
                 changed_paths, root_key, reference.content_id, current, old_manifest=old_manifest
             )
-    return build_status(root_key, fresh, newest, changed, facts.verify_commands if facts is not None else ())
+    status = build_status(root_key, fresh, newest, changed, facts.verify_commands if facts is not None else ())
+    return await with_shared_receipts(status, current, facts, shared or SharedOptions())
+
+
+async def with_shared_receipts(
+    status: Status, current: ContentSnapshot, facts: ProjectFacts | None, shared: SharedOptions
+) -> Status:
+    """`status` with the shared receipts of `current`'s content (design §4.6)."""
+    from freshpass.ledger.notes import shared_for
+
+    policy = shared.policy(facts.shared_trust if facts is not None else None)
+    reading = await asyncio.to_thread(shared_for, current, policy)
+    return with_shared(status, shared.judged(reading.views))
+
+
+def with_shared(status: Status, views: Sequence[SharedView]) -> Status:
+    """`status` with the shared receipts of its content (design §4.6): listed under `shared`, and a counted one
+    standing in for a kind with no fresh local receipt or only a targeted local pass. A fresh local receipt — a
+    failure above all — wins."""
+    ordered = sorted(views, key=lambda view: (view.receipt.finished_at, view.receipt.digest), reverse=True)
+    kinds = dict(status.kinds)
+    stood_in: set[str] = set()
+    for view in ordered:
+        receipt = view.receipt
+        local = kinds.get(receipt.kind)
+        if not view.counted or receipt.kind in stood_in:
+            continue  # not evidence here, or a newer counted shared receipt already stands for this kind
+        if local is not None and local.fresh:
+            local_pass_is_narrower = local.status == "passed" and local.scope == "targeted"
+            if not (local_pass_is_narrower and receipt.status == "passed" and receipt.scope == "full"):
+                continue
+        kinds[receipt.kind] = KindState(receipt.status, receipt.scope, True, view.evidence(status.root))
+        stood_in.add(receipt.kind)
+    shown = tuple(ordered[:MAX_SHOWN])
+    if not stood_in:
+        return replace(status, shared=shown)
+    fresh = {kind: state.evidence for kind, state in kinds.items() if state.fresh}
+    # The headline is the test receipt, else the newest (shared receipts have no ledger id to order by).
+    headline = fresh.get(HEADLINE_KIND) or max(fresh.values(), key=lambda evidence: evidence.finished_at)
+    state = kinds[headline.kind]
+    return replace(
+        status,
+        status=state.status,
+        scope=state.scope,
+        kinds=dict(sorted(kinds.items())),
+        evidence=headline,
+        changed_paths=(),
+        shared=shown,
+    )

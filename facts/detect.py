@@ -58,6 +58,7 @@ def detect_facts(root: Path, *, time_budget: float = DEFAULT_TIME_BUDGET) -> Pro
     facts.context_files = _ordered_context(facts, c.context_files)
     facts.problems = c.problems
     facts.ignore = c.ignore
+    facts.shared_trust = c.shared_trust
     facts.ignore_prose = c.ignore_prose
     inputs, input_dirs = c.inputs()
     facts.inputs = inputs | {RECIPE_FILE, HERMES_FILE}

@@ -123,6 +123,29 @@ class Problem:
         return {"file": self.file, "message": self.message}
 
 
+# Who a shared receipt says ran it (design §4.6).
+SHARED_ACTORS = ("ci", "person", "agent")
+
+
+@dataclass(frozen=True)
+class SharedTrust:
+    """Which shared receipts count as evidence (design §4.6): `[tool.freshpass.shared]` of the project, or the
+    `shared.*` settings. The default counts none: shared receipts are shown, not counted."""
+
+    actors: tuple[str, ...] = ()  # `trust`: the actors whose shared receipts count
+    signers: tuple[str, ...] = ()  # when set, a good signature by one of these principals is also required
+    allowed_signers: str = ""  # git's ssh allowed-signers file; a relative path is relative to the root
+
+    def __post_init__(self) -> None:
+        unknown = [actor for actor in self.actors if actor not in SHARED_ACTORS]
+        if unknown:
+            raise ValueError(f"{', '.join(map(repr, unknown))} is not one of {', '.join(SHARED_ACTORS)}")
+
+    @property
+    def checks_signatures(self) -> bool:
+        return bool(self.actors) and bool(self.signers)
+
+
 @dataclass
 class ProjectFacts:
     """Everything detection learned about one root (design §8 `freshpass facts --json`).
@@ -140,6 +163,7 @@ class ProjectFacts:
     ignore: list[str] = field(default_factory=list)  # extra ignore globs from [tool.freshpass] ignore = [...]
     ignore_prose: bool = True  # [tool.freshpass] ignore_prose: prose files never make evidence stale
     set_aside: list[SetAside] = field(default_factory=list)
+    shared_trust: SharedTrust = field(default_factory=SharedTrust)  # [tool.freshpass.shared]
     # What detection looked at, present or absent (relative paths), and the directories whose entries it read: a
     # change to any of them can change the facts (design §6); not part of the JSON.
     inputs: frozenset[str] = frozenset()

@@ -10,7 +10,8 @@ hash the files seen (heavy dependency/build dirs skipped; symlinks hashed by the
 followed; FIFOs, sockets and devices never opened) and keep the manifest so that `changed_paths` can tell which
 files differ later.
 
-Content ids are prefixed with their kind: `git:<tree>` or `files:<sha256>`.
+Content ids are prefixed with their kind: `git:<tree>` or `files:<sha256>`. `commit_snapshot` gives the id a
+clean checkout of a commit would have, without checking it out (`freshpass.ledger.trees`, design §4.6).
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from freshpass.facts.files import SMALL_FILE_LIMIT, read_regular_text
-from freshpass.ledger.git import GitError, IsolatedGit, Repository, find_repository
+from freshpass.ledger.git import (
+    GitError,
+    IsolatedGit,
+    Repository,
+    find_repository,
+    object_format,
+    resolve_revision,
+)
 from freshpass.ledger.paths import default_ledger_path
 
 GIT_PREFIX = "git:"
@@ -125,7 +133,7 @@ def snapshot(
     root_path = Path(os.path.abspath(root))
     if not root_path.is_dir():
         raise ContentError(f"{root_path} is not a directory")
-    ignore = [glob for glob in (line.strip() for line in ignore) if glob and not glob.startswith("#")]
+    ignore = _globs(ignore)
     ledger = Path(os.path.abspath(ledger_path or default_ledger_path()))
     repository = find_repository(root_path)
     if repository is not None and shutil.which("git") is not None:
@@ -134,6 +142,82 @@ def snapshot(
         except GitError as exc:
             raise ContentError(str(exc)) from None
     return _files_snapshot(root_path, ignore, ignore_prose, ledger)
+
+
+def commit_snapshot(
+    root: str | os.PathLike[str],
+    rev: str = "HEAD",
+    ignore: Iterable[str] = (),
+    ignore_prose: bool = True,
+    *,
+    ledger_path: Path | None = None,
+) -> ContentSnapshot:
+    """The content id `root` would have in a clean checkout of `rev` (a commit or a tree), computed from git's
+    objects: the same ignore rules as `snapshot`, nothing checked out, nothing written, no blob read.
+
+    A root that does not exist in `rev` has the empty tree's id, as an empty work tree would. `ContentError` when
+    `root` is not in a git repository or `rev` names no commit or tree there."""
+    from freshpass.ledger.trees import ListingError, empty_tree, filtered_tree, parse_listing
+
+    root_path = Path(os.path.abspath(root))
+    repository = find_repository(root_path)
+    if repository is None or shutil.which("git") is None:
+        raise ContentError(f"{root_path} is not in a git repository")
+    relative = root_path.relative_to(repository.toplevel).as_posix()
+    if "\n" in relative:
+        raise ContentError(f"{root_path} has a line break in its name; its content cannot be named in a commit")
+    ledger = Path(os.path.abspath(ledger_path or default_ledger_path()))
+    ignored = _Ignorer(_globs(ignore), ignore_prose, _relative_to(ledger, root_path))
+    algorithm = object_format(repository)
+    try:
+        rev = resolve_revision(repository, rev)
+        root_spec = f"{rev}^{{tree}}" if relative == "." else f"{rev}:{relative}"
+        with IsolatedGit(repository, index=False) as git:
+            answers = git.run(["cat-file", "--batch-check"], stdin=f"{rev}^{{tree}}\n{root_spec}\n".encode())
+            whole, here = (line.split(" ") for line in answers.decode("utf-8", "replace").splitlines()[:2])
+            if whole[-1] == "missing":
+                raise ContentError(f"{rev!r} names no commit or tree in {repository.toplevel}")
+            if here[-1] == "missing":
+                tree = empty_tree(algorithm)  # the package root does not exist in that commit
+            elif here[1] != "tree":
+                raise ContentError(f"{relative} is not a directory in {rev}")
+            else:
+                listing = git.run(["ls-tree", "-r", "-t", "-z", "--full-tree", here[0]])
+                tree = filtered_tree(here[0], parse_listing(listing), ignored, algorithm)
+    except (GitError, ListingError, ValueError) as exc:
+        raise ContentError(str(exc)) from None
+    return ContentSnapshot(root=str(root_path), content_id=f"{GIT_PREFIX}{tree}", git_toplevel=str(repository.toplevel))
+
+
+def differences_from_commit(
+    current: ContentSnapshot, rev: str = "HEAD", ignore: Iterable[str] = (), ignore_prose: bool = True
+) -> list[str]:
+    """Root-relative paths (sorted) whose content in the work tree `current` was read from differs from `rev`,
+    ignored paths left out: the files that keep a work tree's id from being its commit's (untracked files a set-up
+    step wrote, uncommitted edits). Empty when they cannot be told."""
+    root = Path(current.root)
+    repository = find_repository(root)
+    if repository is None or not current.is_git:
+        return []
+    relative = root.relative_to(repository.toplevel).as_posix()
+    ignored = _Ignorer(_globs(ignore), ignore_prose, None)
+    try:
+        spec = resolve_revision(repository, rev) + ("^{tree}" if relative == "." else f":{relative}")
+        with IsolatedGit(repository, index=False) as git:
+            committed = git.call(["rev-parse", "--verify", "--quiet", "--end-of-options", spec])
+            old = committed.stdout.decode().strip() if committed.returncode == 0 else empty_tree_id(repository)
+            new = current.content_id.removeprefix(GIT_PREFIX)
+            output = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new])
+    except GitError:
+        return []
+    names = output.decode("utf-8", "surrogateescape").split("\0")
+    return sorted(name for name in names if name and not ignored(name))
+
+
+def empty_tree_id(repository: Repository) -> str:
+    from freshpass.ledger.trees import empty_tree
+
+    return empty_tree(object_format(repository))
 
 
 def changed_paths(
@@ -199,6 +283,10 @@ class _Ignorer:
             name = relative.rsplit("/", 1)[-1]
             return bool(_PROSE_NAME.match(name)) and not any(fnmatch.fnmatchcase(name, kept) for kept in PROSE_KEPT)
         return False
+
+
+def _globs(ignore: Iterable[str]) -> list[str]:
+    return [glob for glob in (line.strip() for line in ignore) if glob and not glob.startswith("#")]
 
 
 def _relative_to(path: Path, base: Path) -> str | None:

@@ -83,6 +83,26 @@ _OBJECT_FORMATS = ("sha1", "sha256")
 _HEX_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 _REF_NAME = re.compile(r"^refs/[A-Za-z0-9._/+@-]+$")
 
+# Settings of every private git directory. Its refs are not the repository's, but its objects are: an automatic gc
+# or maintenance run there would prune every object of the repository that only the repository's refs reach.
+_PRIVATE_SETTINGS = [
+    "[gc]",
+    "\tauto = 0",
+    "[maintenance]",
+    "\tauto = false",
+    "[fetch]",
+    "\twriteCommitGraph = false",
+    "\trecurseSubmodules = false",
+    "[transfer]",
+    "\tfsckObjects = true",  # what a remote sends is checked before it reaches the repository's object store
+    '[protocol "ext"]',
+    "\tallow = never",  # a remote URL `ext::<command>` would run a command
+    "[log]",
+    "\tshowSignature = false",  # `--format` output is parsed: no signature text in it
+    "[i18n]",
+    "\tlogOutputEncoding = UTF-8",
+]
+
 
 class GitError(Exception):
     """git could not answer; the message says why."""
@@ -147,35 +167,90 @@ def base_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def _config_values(repository: Repository) -> tuple[dict[str, str], str]:
-    """(copied core settings, object format) from the repository's config, read as data, never executed."""
+@dataclass(frozen=True)
+class _ConfigEntry:
+    section: str  # lower case
+    subsection: str | None  # `origin` of `[remote "origin"]`, as written (None for `[core]`)
+    key: str  # lower case
+    value: str
+
+
+_SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$')
+_PAIR = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$")
+
+
+def _config_value(raw: str) -> str:
+    """A config value as git reads it: quotes removed, backslash escapes resolved, a comment outside quotes cut."""
+    value: list[str] = []
+    quoted = False
+    index = 0
+    while index < len(raw):
+        char = raw[index]
+        if char == "\\" and index + 1 < len(raw):
+            value.append({"n": "\n", "t": "\t", "b": "\b"}.get(raw[index + 1], raw[index + 1]))
+            index += 2
+            continue
+        if char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            break
+        else:
+            value.append(char)
+        index += 1
+    return "".join(value).strip()
+
+
+def _config_entries(repository: Repository) -> list[_ConfigEntry]:
+    """The entries of the repository's own config file, read as data (never executed; includes are not followed)."""
     try:
         text = read_regular_text(repository.common_dir / "config")
     except OSError:
-        return {}, "sha1"
-    core: dict[str, str] = {}
-    object_format = "sha1"
-    section = ""
+        return []
+    entries: list[_ConfigEntry] = []
+    section, subsection = "", None
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith(("#", ";")):
             continue
-        header = re.match(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\](.*)$', line)
+        header = _SECTION.match(line)
         if header:
-            section = header.group(1).lower() if '"' not in line else ""  # subsections are never ours to copy
-            line = header.group(2).strip()
+            name, quoted = header.group(1), header.group(2)
+            if quoted is not None:
+                section, subsection = name.lower(), re.sub(r"\\(.)", r"\1", quoted)
+            elif "." in name:  # the legacy `[branch.main]` spelling
+                head, _, tail = name.partition(".")
+                section, subsection = head.lower(), tail.lower()
+            else:
+                section, subsection = name.lower(), None
+            line = header.group(3).strip()
             if not line:
                 continue
-        pair = re.match(r"^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$", line)
-        if not pair:
-            continue
-        key = pair.group(1).lower()
-        value = (pair.group(2) or "true").split("#", 1)[0].split(";", 1)[0].strip().strip('"').strip()
-        if section == "core" and key in _COPIED_CORE_SETTINGS and _COPIED_CORE_SETTINGS[key].match(value):
-            core[key] = value.lower()
-        elif section == "extensions" and key == "objectformat" and value.lower() in _OBJECT_FORMATS:
+        pair = _PAIR.match(line)
+        if pair and section:
+            value = "true" if pair.group(2) is None else _config_value(pair.group(2))
+            entries.append(_ConfigEntry(section, subsection, pair.group(1).lower(), value))
+    return entries
+
+
+def _config_values(repository: Repository) -> tuple[dict[str, str], str]:
+    """(copied core settings, object format) from the repository's config, read as data, never executed."""
+    core: dict[str, str] = {}
+    object_format = "sha1"
+    for entry in _config_entries(repository):
+        if entry.subsection is not None:
+            continue  # subsections are never ours to copy
+        value = entry.value
+        copied = _COPIED_CORE_SETTINGS.get(entry.key) if entry.section == "core" else None
+        if copied is not None and copied.match(value):
+            core[entry.key] = value.lower()
+        elif entry.section == "extensions" and entry.key == "objectformat" and value.lower() in _OBJECT_FORMATS:
             object_format = value.lower()
     return core, object_format
+
+
+def object_format(repository: Repository) -> str:
+    """`sha1` or `sha256`: how the repository names its objects."""
+    return _config_values(repository)[1]
 
 
 def resolve_head(repository: Repository) -> str | None:
@@ -185,28 +260,109 @@ def resolve_head(repository: Repository) -> str | None:
         head = read_regular_text(repository.git_dir / "HEAD").strip()
     except OSError:
         return None
+    if _HEX_ID.match(head):
+        return head
+    if not head.startswith("ref:"):
+        return None
+    return resolve_ref(repository, head[len("ref:") :].strip())
+
+
+def resolve_ref(repository: Repository, ref: str) -> str | None:
+    """The object a full ref name (`refs/…`) points at, read from files (loose, then packed): an object id, "" when
+    the ref does not exist, or None when it cannot be told (a ref storage freshpass does not read, a damaged ref)."""
     for _ in range(5):  # symbolic refs may chain; git allows a few levels
-        if _HEX_ID.match(head):
-            return head
-        if not head.startswith("ref:"):
-            return None
-        ref = head[len("ref:") :].strip()
-        if not _REF_NAME.match(ref) or ".." in ref or ref.endswith(".lock"):
+        if not _valid_ref(ref):
             return None
         per_worktree = ref.startswith(("refs/bisect/", "refs/worktree/", "refs/rewritten/"))
         base = repository.git_dir if per_worktree else repository.common_dir
         try:
-            head = read_regular_text(base / ref).strip()
-            continue
+            value = read_regular_text(base / ref).strip()
         except FileNotFoundError:
-            pass
+            packed = _packed_ref(repository.common_dir, ref)
+            if packed is None:
+                return None if _uses_other_ref_storage(repository) else ""
+            return packed
         except OSError:
             return None
-        packed = _packed_ref(repository.common_dir, ref)
-        if packed is None:
-            return None if _uses_other_ref_storage(repository) else ""
-        head = packed
+        if _HEX_ID.match(value):
+            return value
+        if not value.startswith("ref:"):
+            return None
+        ref = value[len("ref:") :].strip()
     return None
+
+
+_REVISION = re.compile(r"^(?P<base>[^~^:\s]+)(?P<suffix>(?:[~^][0-9]*|\^\{(?:tree|commit)\})*)$")
+
+
+def resolve_revision(repository: Repository, rev: str) -> str:
+    """`rev` with its name replaced by the object it names, so a private git directory (which has none of the
+    repository's refs) can read it: `HEAD`, a branch, a tag, a remote-tracking branch (the order git looks them up
+    in), or an object id, optionally followed by `~N`, `^N`, `^{tree}`. `GitError` when it names nothing."""
+    match = _REVISION.match(rev)
+    if match is None:
+        raise GitError(f"{rev!r} is not a revision freshpass reads (a name or an id, then ~N, ^N or ^{{tree}})")
+    base, suffix = match.group("base"), match.group("suffix")
+    if re.fullmatch(r"[0-9a-f]{4,64}", base):
+        return rev
+    if base == "HEAD":
+        oid = resolve_head(repository)
+    else:
+        candidates = (f"refs/{base}", f"refs/tags/{base}", f"refs/heads/{base}", f"refs/remotes/{base}")
+        oid = next((found for found in (resolve_ref(repository, ref) for ref in candidates) if found), None)
+    if not oid:
+        raise GitError(f"{rev!r} names nothing in {repository.toplevel}")
+    return oid + suffix
+
+
+def _valid_ref(ref: str) -> bool:
+    return bool(_REF_NAME.match(ref)) and ".." not in ref and not ref.endswith((".lock", "/")) and "//" not in ref
+
+
+class RefMoved(GitError):
+    """The ref no longer points where the caller last saw it (another writer was first): read it again, retry."""
+
+
+def update_ref(repository: Repository, ref: str, new: str, old: str) -> None:
+    """Point the repository's `ref` at `new` if it still points at `old` ("" = it must not exist yet).
+
+    Written the way git writes a loose ref — an exclusive `<ref>.lock`, the old value checked while holding it, then
+    renamed over the ref — by freshpass itself, because running git on the repository would read its configuration
+    (a `reference-transaction` hook runs on every ref update). Raises `RefMoved` when another writer was first,
+    `GitError` when the ref cannot be written (locked, a ref storage freshpass does not write, permissions)."""
+    if not _valid_ref(ref) or not _HEX_ID.match(new) or (old and not _HEX_ID.match(old)):
+        raise ValueError(f"not a ref update freshpass makes: {ref} {old or '(new)'} -> {new}")
+    if _uses_other_ref_storage(repository):
+        raise GitError(f"{repository.toplevel} keeps its refs in a storage freshpass does not write (reftable)")
+    path = repository.common_dir / ref
+    lock = path.with_name(path.name + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GitError(f"cannot write {ref} in {repository.toplevel}: {exc.strerror or exc}") from None
+    try:
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except FileExistsError:
+        raise GitError(f"{ref} in {repository.toplevel} is locked by another git process ({lock}); try again") from None
+    except OSError as exc:
+        raise GitError(f"cannot write {ref} in {repository.toplevel}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(f"{new}\n")
+        current = resolve_ref(repository, ref)
+        if current is None:
+            raise GitError(f"cannot read {ref} in {repository.toplevel} to update it")
+        if current != old:
+            raise RefMoved(f"{ref} in {repository.toplevel} moved to {current or 'nothing'} meanwhile")
+        os.replace(lock, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        raise GitError(f"cannot write {ref} in {repository.toplevel}: {exc.strerror or exc}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        raise
 
 
 def _packed_ref(common_dir: Path, ref: str) -> str | None:
@@ -229,18 +385,69 @@ def _uses_other_ref_storage(repository: Repository) -> bool:
     return re.search(r"(?im)^\s*refstorage\s*=", text) is not None
 
 
+@dataclass(frozen=True)
+class Remote:
+    """Where a fetch or a push goes: a configured remote's URLs, or a URL or path given directly."""
+
+    name: str  # as the user named it
+    fetch_url: str
+    push_url: str
+
+
+_REMOTE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_URL_LIMIT = 4096
+
+
+def find_remote(repository: Repository, name: str) -> Remote:
+    """The remote `name` of the repository: its `url` and `pushurl`, read from the repository's config as data
+    (nothing else of that section applies: no `uploadpack`, `receivepack` or `proxy` a repository chose), or `name`
+    itself when it is a URL or the path of a repository. `GitError` says why when it is neither."""
+    if _REMOTE_NAME.match(name):
+        urls = [
+            entry
+            for entry in _config_entries(repository)
+            if entry.section == "remote" and entry.subsection == name and entry.key in ("url", "pushurl")
+        ]
+        fetch_url = next((entry.value for entry in urls if entry.key == "url"), "")
+        push_url = next((entry.value for entry in urls if entry.key == "pushurl"), fetch_url)
+        if fetch_url:
+            return Remote(name, _checked_url(fetch_url, name), _checked_url(push_url, name))
+    if "://" in name or os.path.isdir(name) or re.match(r"^[^/:]+@[^/:]+:", name):
+        url = os.path.abspath(name) if os.path.isdir(name) else name
+        return Remote(name, _checked_url(url, name), _checked_url(url, name))
+    raise GitError(f"{repository.toplevel} has no remote named {name!r} (give a remote name, a URL or a path)")
+
+
+def _checked_url(url: str, name: str) -> str:
+    if not url or len(url) > _URL_LIMIT or url.startswith("-") or re.search(r"[\x00-\x1f\x7f]", url):
+        raise GitError(f"the URL of remote {name!r} is not one freshpass uses")
+    if re.match(r"^(?:ext|fd)::", url, re.IGNORECASE):
+        raise GitError(f"the URL of remote {name!r} runs a command ({url.split('::', 1)[0]}::); freshpass does not")
+    return url
+
+
 class IsolatedGit:
     """A private git directory for one repository; use as a context manager (it is removed on exit).
 
     `index=True` starts from a copy of the repository's index (so git re-hashes only files whose stat data
     changed); otherwise the index starts empty. `head` is the commit `HEAD` points at (None: a branch without
-    commits).
+    commits). `refs` are refs of the private directory (`{"refs/notes/freshpass": <commit>}`): what the repository's
+    own refs say is read from files (`resolve_ref`) and handed in; what git leaves in them is read back with
+    `ref()` and written to the repository with `update_ref`.
     """
 
-    def __init__(self, repository: Repository, *, index: bool = True, head: str | None = None) -> None:
+    def __init__(
+        self,
+        repository: Repository,
+        *,
+        index: bool = True,
+        head: str | None = None,
+        refs: Mapping[str, str] | None = None,
+    ) -> None:
         self.repository = repository
         self._with_index = index
         self._head = head
+        self._refs = dict(refs or {})
         self.path: Path | None = None
 
     def __enter__(self) -> IsolatedGit:
@@ -277,8 +484,14 @@ class IsolatedGit:
             lines += [f"\t{key} = {value}" for key, value in sorted(core.items())]
             if object_format != "sha1":
                 lines += ["[extensions]", f"\tobjectformat = {object_format}"]
+            lines += _PRIVATE_SETTINGS
             (path / "config").write_text("\n".join(lines) + "\n")
             (path / "HEAD").write_text(f"{self._head}\n" if self._head else "ref: refs/heads/freshpass-unborn\n")
+            for ref, value in self._refs.items():
+                if not _valid_ref(ref) or not _HEX_ID.match(value):
+                    raise ValueError(f"not a ref freshpass sets: {ref} = {value}")
+                (path / ref).parent.mkdir(parents=True, exist_ok=True)
+                (path / ref).write_text(f"{value}\n")
             try:
                 exclude = read_regular(repository.common_dir / "info" / "exclude", SMALL_FILE_LIMIT)
             except OSError:
@@ -327,23 +540,31 @@ class IsolatedGit:
         env["GIT_INDEX_FILE"] = str(self.index_file)
         return env
 
-    def argv(self, args: Sequence[str]) -> list[str]:
-        return ["git", *args]
+    def argv(self, args: Sequence[str], config: Mapping[str, str] | None = None) -> list[str]:
+        options = [item for key, value in (config or {}).items() for item in ("-c", f"{key}={value}")]
+        return ["git", *options, *args]
 
-    def run(
+    def call(
         self,
         args: Sequence[str],
         *,
         cwd: Path | None = None,
         stdin: bytes | None = None,
         timeout: float = GIT_TIMEOUT,
-    ) -> bytes:
-        """git's stdout; `GitError` when it fails, times out, or cannot start."""
+        config: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[bytes]:
+        """git's completed process whatever its exit code; `GitError` when it times out or cannot start. `config`
+        adds `-c key=value` settings for this call; `env` adds variables (never the ones `base_env` removes)."""
+        environment = self.env()
+        for key, value in (env or {}).items():
+            if key not in _GIT_LOCATION_VARIABLES:
+                environment[key] = value
         try:
-            completed = subprocess.run(
-                self.argv(args),
+            return subprocess.run(
+                self.argv(args, config),
                 cwd=str(cwd or self.repository.toplevel),
-                env=self.env(),
+                env=environment,
                 input=stdin,
                 stdin=None if stdin is not None else subprocess.DEVNULL,
                 capture_output=True,
@@ -354,8 +575,39 @@ class IsolatedGit:
             raise GitError(f"git {args[0]} in {self.repository.toplevel} took longer than {timeout:g} s") from None
         except OSError as exc:
             raise GitError(f"cannot run git in {self.repository.toplevel}: {exc}") from None
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        stdin: bytes | None = None,
+        timeout: float = GIT_TIMEOUT,
+        config: Mapping[str, str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> bytes:
+        """git's stdout; `GitError` when it fails, times out, or cannot start."""
+        completed = self.call(args, cwd=cwd, stdin=stdin, timeout=timeout, config=config, env=env)
         if completed.returncode != 0:
-            message = completed.stderr.decode("utf-8", "replace").strip().splitlines()
-            detail = message[-1] if message else f"exit code {completed.returncode}"
-            raise GitError(f"git {args[0]} failed in {self.repository.toplevel}: {detail}")
+            raise GitError(f"git {args[0]} failed in {self.repository.toplevel}: {failure_detail(completed)}")
         return completed.stdout
+
+    def test(self, args: Sequence[str], *, timeout: float = GIT_TIMEOUT) -> bool:
+        """True for exit 0, False for exit 1 (`merge-base --is-ancestor`, `notes list` of an object without one);
+        `GitError` for anything else."""
+        completed = self.call(args, timeout=timeout)
+        if completed.returncode not in (0, 1):
+            raise GitError(f"git {args[0]} failed in {self.repository.toplevel}: {failure_detail(completed)}")
+        return completed.returncode == 0
+
+    def ref(self, ref: str) -> str:
+        """What a ref of the private directory points at now ("" when it does not exist)."""
+        assert self.path is not None, "IsolatedGit used outside its context"
+        completed = self.call(["rev-parse", "--verify", "--quiet", "--end-of-options", ref])
+        return completed.stdout.decode().strip() if completed.returncode == 0 else ""
+
+
+def failure_detail(completed: subprocess.CompletedProcess[bytes]) -> str:
+    """The last line git wrote on stderr (what went wrong), or its exit code."""
+    message = completed.stderr.decode("utf-8", "replace").strip().splitlines()
+    return message[-1] if message else f"exit code {completed.returncode}"

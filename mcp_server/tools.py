@@ -195,9 +195,9 @@ async def run(
             f"`{line}` is not a check freshpass can record ({reason or 'not a recognised check'}); `run` runs only "
             "the project's checks — run anything else with your own shell tool"
         )
-    before, problems = await read_contents(plan.evidence_roots, plan.ignore)
+    before, problems = await read_contents(plan.evidence_roots, plan.rules)
     result = await run_shell(line, cwd, timeout=timeout, env={**os.environ, "FRESHPASS_ACTOR": "agent"})
-    after, _ = await read_contents(plan.evidence_roots, plan.ignore)
+    after, _ = await read_contents(plan.evidence_roots, plan.rules)
     output = result.output.text()
     outcome = classify(
         line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=result.exit_code, output=output

@@ -70,6 +70,7 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
             changed_paths=changed,
             fallback_paths=fallback,
             facts=facts,
+            shared=server.shared_options(),
             claims=find_claims(message),
         )
     except (LedgerError, ContentError) as exc:

@@ -26,6 +26,7 @@ from urllib.parse import unquote_to_bytes, urlsplit
 from freshpass import __version__
 from freshpass.facts.files import DOCUMENT_LIMIT, first_line, read_regular
 from freshpass.facts.model import ProjectFacts
+from freshpass.ledger.shared import SharedOptions
 from freshpass.server.backend import Backend
 from freshpass.server.feature import Feature
 from freshpass.server.settings import Settings, parse_settings
@@ -187,6 +188,10 @@ class FreshpassServer(LanguageServer):
         return results
 
     # ---- client capabilities -------------------------------------------------------------------------------------
+
+    def shared_options(self) -> SharedOptions:
+        """How statuses treat shared receipts here: the `shared.*` settings, and never counted when untrusted."""
+        return SharedOptions(self.settings.trust, workspace_trusted=self.trusted)
 
     def capability(self, dotted: str, default: Any = False) -> Any:
         from pygls.capabilities import get_capability
@@ -861,9 +866,10 @@ def default_feature_classes() -> list[type[Feature]]:
     from freshpass.server.diagnostics import DiagnosticsFeature
     from freshpass.server.lenses import LensFeature
     from freshpass.server.live import LiveStatusFeature
+    from freshpass.server.sharing import SharingFeature
     from freshpass.server.verify import VerifyFeature
 
-    classes: list[type[Feature]] = [DiagnosticsFeature, LensFeature, VerifyFeature, LiveStatusFeature]
+    classes: list[type[Feature]] = [DiagnosticsFeature, LensFeature, VerifyFeature, LiveStatusFeature, SharingFeature]
     try:
         agents = importlib.import_module("freshpass.server.agents")
     except ModuleNotFoundError:

@@ -17,6 +17,7 @@ from typing import Any
 from freshpass.evidence.status import ContentRules, Status
 from freshpass.facts.model import ProjectFacts
 from freshpass.ledger.content import ContentError, ContentSnapshot, changed_paths
+from freshpass.ledger.shared import SharedOptions
 from freshpass.ledger.store import EvidenceDraft, Ledger, LedgerError
 from lsprotocol import types
 
@@ -97,14 +98,20 @@ class Backend:
     def _ledger_failed(self, exc: LedgerError) -> None:
         self.say_once(types.MessageType.Warning, f"freshpass: the ledger is unavailable right now: {exc}")
 
-    async def status(self, root: Path, facts: ProjectFacts | None, snap: ContentSnapshot | None) -> Status:
+    async def status(
+        self,
+        root: Path,
+        facts: ProjectFacts | None,
+        snap: ContentSnapshot | None,
+        shared: SharedOptions | None = None,
+    ) -> Status:
         from freshpass.evidence.status import root_status
 
         ledger = await self.open()
         if ledger is None or facts is None:
             return unavailable_status(root, facts)
         try:
-            return await root_status(ledger, root, facts, snapshot=snap)
+            return await root_status(ledger, root, facts, snapshot=snap, shared=shared)
         except LedgerError as exc:
             self._ledger_failed(exc)
             return unavailable_status(root, facts)

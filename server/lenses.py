@@ -52,6 +52,16 @@ class LensFeature(Feature):
             ),
         )
         lenses = [status_lens]
+        shared = present.shared_lens_title(root.status)
+        if shared is not None:
+            lenses.append(
+                types.CodeLens(
+                    range=self._zero(),
+                    command=types.Command(
+                        title=shared, command="freshpass.receipts", arguments=[{"root": str(root.path)}]
+                    ),
+                )
+            )
         command = root.primary_command()
         if command is not None:
             lenses.append(

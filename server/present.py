@@ -8,11 +8,15 @@ change, so an agent that drops repeated diagnostics by text still sees each new 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 from collections.abc import Sequence
 
 from freshpass.evidence.status import Status
+from freshpass.ledger.shared import SharedView, shared_of
+from freshpass.ledger.shared import label as shared_label
 from freshpass.ledger.store import Evidence
+from freshpass.runner.terminal import safe
 
 STALE_STATUSES = ("stale", "unverified")
 
@@ -40,6 +44,26 @@ def clock(then: float) -> str:
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def markdown_text(text: object) -> str:
+    """`text` as literal Markdown on one line: control characters and line breaks shown as escapes, and what could
+    start emphasis, a link, an image, HTML or a table cell escaped. For what others wrote (a shared receipt's
+    reason, a signer's name): it is shown, never rendered."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", safe(text))
+
+
+def code_span(text: object, *, in_table: bool = False) -> str:
+    """`text` as one Markdown code span whatever it holds (a command, a file name): on one line, fenced by more
+    backticks than any run of them inside, so it cannot end the span; `|` escaped in a table cell."""
+    value = safe(text)
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", value)), default=0) + 1)
+    pad = " " if value[:1] == "`" or value[-1:] == "`" else ""
+    span = f"{fence}{pad}{value}{pad}{fence}"
+    return span.replace("|", "\\|") if in_table else span
 
 
 def evidence_command(evidence: Evidence) -> str:
@@ -75,6 +99,9 @@ def lens_title(status: Status, now: float | None = None, *, changed_count: int |
         return "⚠ unverified · no receipt yet"
     when = age(evidence.finished_at, now)
     command = evidence_command(evidence)
+    shared = shared_of(evidence)
+    if shared is not None and state != "stale":  # a counted shared receipt (design §4.6): who ran it
+        return f"{shared_label(shared.status_json(), when)} · {command}"
     if state == "stale":
         return f"⚠ unverified · {plural(changed, 'file')} changed · since {command} {evidence.status} {when}"
     if state == "failed":
@@ -83,6 +110,34 @@ def lens_title(status: Status, now: float | None = None, *, changed_count: int |
     if status.scope == "targeted" or evidence.scope == "targeted":
         return f"◐ targeted · {command} · {when}"
     return f"✓ full · {command} · {when}"
+
+
+def shared_lens_title(status: Status, now: float | None = None) -> str | None:
+    """The lens of a shared receipt of this content that the status does not stand on (design §4.6):
+    `shared ✓ full · CI · 2 h ago · not counted`. None when there is none, or when the status lens shows it."""
+    if not status.shared or shared_of(status.evidence) is not None:
+        return None
+    view = next((view for view in status.shared if view.receipt.kind == "test"), status.shared[0])
+    standing = "a local run wins" if view.counted else "not counted"
+    return f"shared {_shared_label(view, now)} · {standing}"
+
+
+def _shared_label(view: SharedView, now: float | None) -> str:
+    return shared_label(view.to_json(), age(view.receipt.finished_epoch, now))
+
+
+def shared_lines(status: Status, now: float | None = None, limit: int = 5) -> list[str]:
+    """Markdown list items for the shared receipts of this content: what, who, when, whether it counts and why."""
+    lines = []
+    for view in status.shared[:limit]:
+        where = ", ".join(markdown_text(part) for part in (view.receipt.provider, view.signature.signer) if part)
+        counted = "counts" if view.counted else f"does not count: {markdown_text(view.why)}"
+        lines.append(
+            f"- {_shared_label(view, now)} {code_span(view.receipt.command or view.receipt.canonical_command)}"
+            + (f" ({where})" if where else "")
+            + f" — {counted}"
+        )
+    return lines
 
 
 def run_lens_title(command: str) -> str:
@@ -143,36 +198,41 @@ def hover_markdown(
     state = status.status
     evidence = status.evidence
     changed: Sequence[str] = status.changed_paths if changed_paths is None else changed_paths
-    lines = [f"**freshpass** · {lens_title(status, now, changed_count=len(changed))}", ""]
+    lines = [f"**freshpass** · {markdown_text(lens_title(status, now, changed_count=len(changed)))}", ""]
     if evidence is None:
         lines.append("No receipt exists for this root yet: no verify command has been recorded here.")
     else:
         when = f"{clock(evidence.finished_at)} ({age(evidence.finished_at, now)})"
         tests = evidence.tests
+        shared = shared_of(evidence)
+        by = f"{evidence.actor} (shared)" if shared is not None else evidence.session or evidence.actor or "unknown"
         rows = [
-            ("receipt", f"#{evidence.id}"),
-            ("command", f"`{evidence_command(evidence)}`"),
-            ("kind", evidence.kind or "?"),
-            ("scope", evidence.scope or "?"),
-            ("result", evidence_result(evidence)),
+            ("receipt", "shared" if shared is not None else f"#{evidence.id}"),
+            ("command", code_span(evidence_command(evidence), in_table=True)),
+            ("kind", markdown_text(evidence.kind or "?")),
+            ("scope", markdown_text(evidence.scope or "?")),
+            ("result", markdown_text(evidence_result(evidence))),
             ("when", when),
-            ("by", evidence.session or evidence.actor or "unknown"),
+            ("by", markdown_text(by)),
         ]
         if tests:
             rows.append(("tests", ", ".join(f"{value} {name}" for name, value in tests.items())))
         lines += ["| | |", "| --- | --- |", *(f"| {name} | {value} |" for name, value in rows), ""]
     if state == "stale" or (state == "unverified" and changed):
         lines.append(f"**Changed since** ({plural(len(changed), 'file')}):")
-        lines += [f"- `{item}`" for item in changed[:max_paths]]
+        lines += [f"- {code_span(item)}" for item in changed[:max_paths]]
         if len(changed) > max_paths:
             lines.append(f"- … and {len(changed) - max_paths} more")
         lines.append("")
     elif state in ("passed", "failed"):
         lines.append("The receipt ran against exactly the content this root has now.")
         lines.append("")
+    shared_list = shared_lines(status, now)
+    if shared_list:
+        lines += ["**Shared receipts** of this content (`refs/notes/freshpass`):", *shared_list, ""]
     if path is not None and unsaved:
-        lines.append(f"Unsaved changes in `{path}` are not covered: save them, then verify.")
+        lines.append(f"Unsaved changes in {code_span(path)} are not covered: save them, then verify.")
         lines.append("")
     if command:
-        lines.append(f"Run: `{command}`")
+        lines.append(f"Run: {code_span(command)}")
     return "\n".join(lines).rstrip() + "\n"

@@ -19,6 +19,7 @@ from typing import Any
 
 import pathspec
 from freshpass.evidence import settings_defaults as defaults
+from freshpass.facts.model import SHARED_ACTORS, SharedTrust
 from lsprotocol import types
 
 SEVERITIES: dict[str, types.DiagnosticSeverity] = {
@@ -46,9 +47,19 @@ class Settings:
     done_scope: str = defaults.DONE_SCOPE
     verify_timeout: float = defaults.VERIFY_TIMEOUT
     terminal_evidence: bool = defaults.TERMINAL_EVIDENCE
+    shared_trust: tuple[str, ...] = defaults.SHARED_TRUST
+    shared_signers: tuple[str, ...] = defaults.SHARED_SIGNERS
+    shared_allowed_signers: str = defaults.SHARED_ALLOWED_SIGNERS
+    shared_fetch: bool = defaults.SHARED_FETCH
+    shared_remote: str = defaults.SHARED_REMOTE
 
     def severity_for(self, *, agent: bool) -> types.DiagnosticSeverity:
         return SEVERITIES[self.diagnostics_agent_severity if agent else self.diagnostics_severity]
+
+    @property
+    def trust(self) -> SharedTrust:
+        """The user's `shared.*` trust settings (design §4.6)."""
+        return SharedTrust(self.shared_trust, self.shared_signers, self.shared_allowed_signers)
 
     def hides(self, relative: str) -> bool:
         """Does this editor hide diagnostics on `relative` (`ignore`, `ignoreProse`)? Content ids never depend on
@@ -95,6 +106,25 @@ def _kinds(value: Any) -> tuple[str, ...]:
     return kinds
 
 
+def _actors(value: Any) -> tuple[str, ...]:
+    actors = _strings(value)
+    if any(actor not in SHARED_ACTORS for actor in actors):
+        raise ValueError(f"expected a list of {', '.join(SHARED_ACTORS)}")
+    return actors
+
+
+def _string(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise ValueError("expected a string")
+
+
+def _name(value: Any) -> str:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise ValueError("expected a non-empty string")
+
+
 def _scope(value: Any) -> str:
     if value in SCOPES:
         return str(value)
@@ -125,6 +155,11 @@ SPECS: dict[str, _Spec] = {
     "done.scope": _Spec("done_scope", _scope),
     "verify.timeout": _Spec("verify_timeout", _positive_seconds),
     "terminalEvidence": _Spec("terminal_evidence", _bool),
+    "shared.trust": _Spec("shared_trust", _actors),
+    "shared.signers": _Spec("shared_signers", _strings),
+    "shared.allowedSigners": _Spec("shared_allowed_signers", _string),
+    "shared.fetch": _Spec("shared_fetch", _bool),
+    "shared.remote": _Spec("shared_remote", _name),
 }
 # Keys that belong to the editor (package.json's editor-only settings such as `server.command`, VS Code's `trace`)
 # or to initializationOptions itself: known, not settings.

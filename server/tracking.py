@@ -164,7 +164,7 @@ class Tracker:
         # Every reported path is a candidate; only those whose content differs from the receipt get a diagnostic,
         # so a save that changed nothing shows nothing.
         root.touched |= touched
-        status = await backend.status(root.path, root.facts, root.snapshot)
+        status = await backend.status(root.path, root.facts, root.snapshot, server.shared_options())
         if content_changed and not status.has_evidence and root.baseline is not None and root.snapshot is not None:
             root.session_changed = await backend.unverified_changes(root.path, root.baseline, root.snapshot, root.facts)
         status_changed = root.set_status(status)

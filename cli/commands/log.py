@@ -45,13 +45,13 @@ async def _log(root: Path, limit: int, *, json_output: bool) -> int:
     import json
 
     from freshpass.commands.status import read_facts
-    from freshpass.ledger.content import ContentError, snapshot
+    from freshpass.evidence.status import ContentRules
+    from freshpass.ledger.content import ContentError
     from freshpass.ledger.store import Ledger, LedgerError
 
     facts = await read_facts(root, "log")
     try:
-        ignore = list(facts.ignore) if facts is not None else []
-        current: str | None = (await asyncio.to_thread(snapshot, root, ignore)).content_id
+        current: str | None = (await asyncio.to_thread(ContentRules.of(facts).snapshot, root)).content_id
     except ContentError as exc:
         say(f"freshpass log: cannot tell which receipts are fresh: {exc}")
         current = None

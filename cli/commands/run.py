@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from freshpass.evidence.recording import RunPlan
+    from freshpass.evidence.status import ContentRules
     from freshpass.facts.classify import Classification
     from freshpass.ledger.content import ContentSnapshot
     from freshpass.ledger.store import Ledger, LedgerError
@@ -51,6 +52,11 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--json", action="store_true", help="print the receipt JSON on stdout (the command's output goes to stderr)"
+    )
+    parser.add_argument(
+        "--share",
+        action="store_true",
+        help="also attach the new receipts to git (refs/notes/freshpass; see freshpass share)",
     )
     parser.add_argument(
         "command",
@@ -79,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("the current directory no longer exists; cd somewhere that does") from None
     command_stdin = _keep_stdin_for_the_command()
     try:
-        return asyncio.run(_run(line, json_output=bool(args.json), command_stdin=command_stdin))
+        return asyncio.run(_run(line, json_output=bool(args.json), command_stdin=command_stdin, share=bool(args.share)))
     finally:
         if command_stdin is not None:
             os.close(command_stdin)
@@ -120,6 +126,7 @@ async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tupl
     """
     from freshpass.evidence.detection import Unavailable, detect_bounded, in_thread
     from freshpass.evidence.recording import RunPlan
+    from freshpass.evidence.status import ContentRules
     from freshpass.facts.classify import classify
     from freshpass.facts.roots import find_package_root, find_root
 
@@ -148,15 +155,16 @@ async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tupl
             future.add_done_callback(_ignore_outcome)
         return plan, {}
     plan.add_roots(classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0).matches)
+    default_rules = plan.rules == ContentRules()  # what the early reads used
     for key, future in early.items():
-        if key not in plan.evidence_roots or plan.ignore:
+        if key not in plan.evidence_roots or not default_rules:
             future.add_done_callback(_ignore_outcome)
     if not plan.evidence_roots:
         return plan, {}
-    usable = {key: future for key, future in early.items() if key in plan.evidence_roots and not plan.ignore}
+    usable = {key: future for key, future in early.items() if key in plan.evidence_roots and default_rules}
     before = await _snapshots(
         {key: path for key, path in plan.evidence_roots.items() if key not in usable},
-        plan.ignore,
+        plan.rules,
         "before the run",
         interrupt,
     )
@@ -188,14 +196,13 @@ async def _settle(
 
 
 async def _snapshots(
-    roots: dict[str, Path], ignore: list[str], when: str, interrupt: asyncio.Event | None = None
+    roots: dict[str, Path], rules: ContentRules, when: str, interrupt: asyncio.Event | None = None
 ) -> dict[str, ContentSnapshot]:
     if not roots:
         return {}
     from freshpass.evidence.detection import in_thread
-    from freshpass.ledger.content import snapshot
 
-    reading = {key: in_thread(snapshot, path, ignore, name="freshpass-content") for key, path in roots.items()}
+    reading = {key: in_thread(rules.snapshot, path, name="freshpass-content") for key, path in roots.items()}
     taken = {key: await _settle(future, roots[key], when, interrupt) for key, future in reading.items()}
     return {key: value for key, value in taken.items() if value is not None}
 
@@ -209,7 +216,7 @@ async def _open_ledger() -> Ledger | LedgerError:
         return exc
 
 
-async def _run(line: str, *, json_output: bool, command_stdin: int | None = None) -> int:
+async def _run(line: str, *, json_output: bool, command_stdin: int | None = None, share: bool = False) -> int:
     import asyncio
     import json
     import signal
@@ -300,6 +307,11 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
     elif not json_output:
         for receipt in receipts:
             _say(_receipt_line(receipt))
+    if share and receipts:
+        from freshpass.commands.share import share_recorded
+
+        for said in await share_recorded([receipt["id"] for receipt in receipts]):
+            _say(said)
     if json_output:
         payload = {
             "exit_code": result.exit_code,
@@ -390,7 +402,7 @@ async def _classify_and_record(
         return [], [], f"the project's declared checks could not be read ({plan.unreadable})"
     after_reading = None
     if before:  # read the content after the run while the output is being classified
-        after_reading = asyncio.create_task(_snapshots(dict(plan.evidence_roots), plan.ignore, "after the run"))
+        after_reading = asyncio.create_task(_snapshots(dict(plan.evidence_roots), plan.rules, "after the run"))
     output = result.output.text()
     outcome = classify(
         line, cwd=str(plan.cwd), root=plan.package_root, facts=plan.facts, exit_code=result.exit_code, output=output

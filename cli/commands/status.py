@@ -127,6 +127,7 @@ def _tests_text(tests: dict[str, int] | None) -> str:
 def describe_status(status: Status, max_paths: int = 10, *, facts_read: bool = True) -> str:
     """The human status block: status, scope, command, age, changed paths, what to run. Every text that came from
     a repository or a command (root, command lines, reasons, file names) is made safe for a terminal."""
+    from freshpass.ledger.shared import shared_of
     from freshpass.runner.terminal import safe
 
     headline = status.status
@@ -136,16 +137,21 @@ def describe_status(status: Status, max_paths: int = 10, *, facts_read: bool = T
     if evidence is not None:
         verdict = evidence.status if headline != "stale" else f"{evidence.status}, now stale"
         reason = f" ({safe(evidence.reason)})" if evidence.reason else ""
+        receipt = "a shared receipt" if shared_of(evidence) is not None else f"receipt #{evidence.id}"
         lines.append(
             f"  {evidence.kind:<9} {safe(evidence.command)}  → {verdict}{reason}, exit {evidence.exit_code}, "
-            f"{age(evidence.finished_at)} (receipt #{evidence.id}{_tests_text(evidence.tests)})"
+            f"{age(evidence.finished_at)} ({receipt}{_tests_text(evidence.tests)})"
         )
     for kind, entry in status.kinds.items():
         other = entry.evidence
-        if evidence is not None and other.id == evidence.id:
-            continue
+        if other is evidence or (evidence is not None and other.id and other.id == evidence.id):
+            continue  # the headline, said above (shared receipts have no ledger id: compared as themselves)
         scope = f" ({entry.scope})" if entry.scope else ""
         lines.append(f"  {kind:<9} {safe(other.command)}  → {entry.status}{scope}, {age(other.finished_at)}")
+    if status.shared:
+        from freshpass.commands.share import describe_shared
+
+        lines += [describe_shared(view.to_json(), indent="  shared    ") for view in status.shared[:max_paths]]
     changed = status.changed_paths
     if changed:
         shown = ", ".join(safe(path) for path in changed[:max_paths])

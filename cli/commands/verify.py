@@ -29,6 +29,7 @@ from freshpass.commands import UsageError
 from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
+    from freshpass.evidence.status import ContentRules
     from freshpass.facts.model import ProjectFacts
     from freshpass.runner.verify import VerifyPlan, VerifyResult
 
@@ -136,17 +137,17 @@ async def _record(
     result: VerifyResult,
     facts: ProjectFacts,
     content_before: Any,
-    ignore: list[str],
+    rules: ContentRules,
 ) -> tuple[Any, str | None]:
     """Record the run's receipt; returns (evidence or None, a message when it could not be recorded)."""
     import asyncio
 
     from freshpass.evidence.receipts import Content, Finished, actor_from_environment, receipt
-    from freshpass.ledger.content import ContentError, snapshot
+    from freshpass.ledger.content import ContentError
     from freshpass.ledger.store import Ledger, LedgerError
 
     try:
-        content_after = await asyncio.to_thread(snapshot, plan.root, ignore)
+        content_after = await asyncio.to_thread(rules.snapshot, plan.root)
     except ContentError as exc:
         return None, f"evidence not recorded: {exc}"
     kind, approved = _receipt_kind(plan, result, facts)
@@ -181,19 +182,19 @@ async def _record(
 
 
 async def _verify(
-    args: argparse.Namespace, plan: VerifyPlan, facts: ProjectFacts, ignore: list[str]
+    args: argparse.Namespace, plan: VerifyPlan, facts: ProjectFacts, rules: ContentRules
 ) -> tuple[VerifyResult, int, Any, str | None]:
     """Run the plan with live output, then record; returns (result, signal that stopped it or 0, evidence, why
     it was not recorded)."""
     import asyncio
     import signal
 
-    from freshpass.ledger.content import ContentError, snapshot
+    from freshpass.ledger.content import ContentError
     from freshpass.runner.console import PlainReporter, TtyReporter
     from freshpass.runner.verify import VerifyReporter, run_verify
 
     try:
-        content_before = await asyncio.to_thread(snapshot, plan.root, ignore)
+        content_before = await asyncio.to_thread(rules.snapshot, plan.root)
     except ContentError as exc:
         content_before = None
         say(f"freshpass verify: cannot take the content id, no receipt will be recorded: {exc}")
@@ -231,7 +232,7 @@ async def _verify(
         result.detail = result.detail or "interrupted; every process the run started was torn down"
     evidence, record_problem = None, None
     if content_before is not None:
-        evidence, record_problem = await _record(args, plan, result, facts, content_before, ignore)
+        evidence, record_problem = await _record(args, plan, result, facts, content_before, rules)
     return result, interrupted, evidence, record_problem
 
 
@@ -295,7 +296,9 @@ def run(args: argparse.Namespace) -> int:
         say(f"freshpass verify: refused: {refusal}")
         return 1
 
-    result, interrupted, evidence, record_problem = asyncio.run(_verify(args, plan, facts, list(facts.ignore)))
+    from freshpass.evidence.status import ContentRules
+
+    result, interrupted, evidence, record_problem = asyncio.run(_verify(args, plan, facts, ContentRules.of(facts)))
     if record_problem:
         say(f"freshpass verify: {record_problem}")
 

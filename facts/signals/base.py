@@ -21,7 +21,7 @@ from typing import Any, cast
 
 import tomli
 from freshpass.facts.files import FileTooLarge, NotRegularFile, describe_mode, read_regular
-from freshpass.facts.model import Kind, Origin, Problem
+from freshpass.facts.model import Kind, Origin, Problem, SharedTrust
 
 # A directory with more entries than this is probed name by name rather than listed.
 _MAX_LISTED = 4096
@@ -97,6 +97,7 @@ class Collector:
         self.context_files: list[str] = []
         self.package_managers: list[str] = []
         self.ignore: list[str] = []
+        self.shared_trust = SharedTrust()
         self.ignore_prose = True
         self.docs: list[tuple[str, str, int, str]] = []  # (command line, source, position, cwd) from the docs
         # What a package directory's environment manager is (".": "uv"), for spelling tool commands.

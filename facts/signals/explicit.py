@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from freshpass.facts.model import KINDS, Kind
+from freshpass.facts.model import KINDS, SHARED_ACTORS, Kind, SharedTrust
 
 from .base import Candidate, Collector, get_path, normalise_cwd
 
@@ -77,3 +77,32 @@ def _read_config(c: Collector, config: Any, rel: str, prefix: str) -> None:
         for glob in ignore:
             if glob not in c.ignore:
                 c.ignore.append(glob)
+    _read_shared(c, config.get("shared"), rel, where)
+
+
+def _read_shared(c: Collector, shared: Any, rel: str, where: str) -> None:
+    """`shared = {trust = ["ci"], signers = ["ci@example.org"], allowed_signers = ".github/allowed_signers"}`."""
+    if shared is None:
+        return
+    if not isinstance(shared, dict):
+        c.problem(rel, f"[{where}shared] must be a table with trust, signers and allowed_signers")
+        return
+    values: dict[str, Any] = {}
+    for key, attribute in (("trust", "actors"), ("signers", "signers")):
+        value = shared.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            c.problem(rel, f"{where}shared.{key} must be an array of strings")
+            return
+        values[attribute] = tuple(value)
+    unknown = [actor for actor in values["actors"] if actor not in SHARED_ACTORS]
+    if unknown:
+        c.problem(rel, f"{where}shared.trust: {', '.join(unknown)} is not one of {', '.join(SHARED_ACTORS)}")
+        return
+    allowed = shared.get("allowed_signers", "")
+    if not isinstance(allowed, str) or allowed.startswith("/") or normalise_cwd(allowed or ".").startswith(".."):
+        c.problem(rel, f"{where}shared.allowed_signers must be a file path relative to the root")
+        return
+    if values["signers"] and not allowed:
+        c.problem(rel, f"{where}shared.signers needs shared.allowed_signers: the file their keys are checked against")
+        return
+    c.shared_trust = SharedTrust(allowed_signers=allowed, **values)

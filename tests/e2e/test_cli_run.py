@@ -322,3 +322,23 @@ def test_a_command_only_the_facts_declare_is_recorded(repo: Path) -> None:
     assert "recorded test passed (full, approved, 2 passed" in ran.stderr
     code, status = status_json(repo)
     assert code == 0 and status["evidence"]["command"] == "./scripts/test"
+
+
+def test_a_project_that_counts_prose_is_read_the_same_by_run_verify_log_and_status(repo: Path) -> None:
+    (repo / ".freshpass.toml").write_text("ignore_prose = false\n")
+    (repo / "README.md").write_text("# project\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "prose is content here")
+    assert run_cli("run", "--", "make test", cwd=repo).returncode == 0
+    code, status = status_json(repo)
+    assert code == 0 and status["status"] == "passed"  # run took the content id under the project's rules
+    assert [receipt["fresh"] for receipt in receipts(repo)] == [True]
+    (repo / "README.md").write_text("# project, reworded\n")
+    code, status = status_json(repo)
+    assert code == 1 and status["status"] == "stale" and status["changed_paths"] == ["README.md"]
+    assert [receipt["fresh"] for receipt in receipts(repo)] == [False]
+    verified = run_cli("verify", "--phase", "test", cwd=repo)
+    assert verified.returncode == 0, verified.stderr
+    code, status = status_json(repo)
+    assert code == 0 and status["status"] == "passed"  # and so did verify
+    assert receipts(repo)[0]["fresh"] is True

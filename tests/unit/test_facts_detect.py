@@ -596,3 +596,23 @@ def test_tox_changedir_is_where_a_runtests_script_runs(tmp_path: Path) -> None:
     )
     facts = detect_facts(tmp_path)
     assert _commands(facts)[0] == ("python runtests.py", "test", "suite", "suite/runtests.py")
+
+
+def test_shared_trust_from_the_project(tmp_path: Path) -> None:
+    from freshpass.facts.model import SharedTrust
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.freshpass.shared]\ntrust = ["ci"]\nsigners = ["ci@acme"]\nallowed_signers = ".github/signers"\n'
+    )
+    assert detect_facts(tmp_path).shared_trust == SharedTrust(("ci",), ("ci@acme",), ".github/signers")
+    for table, problem in (
+        ('shared = {trust = ["everyone"]}', "is not one of ci, person, agent"),
+        ('shared = {trust = ["ci"], signers = ["x"]}', "needs shared.allowed_signers"),
+        ('shared = {allowed_signers = "/etc/keys"}', "relative to the root"),
+        ('shared = {allowed_signers = "../keys"}', "relative to the root"),
+        ("shared = 3", "must be a table"),
+    ):
+        (tmp_path / "pyproject.toml").write_text(f"[tool.freshpass]\n{table}\n")
+        facts = detect_facts(tmp_path)
+        assert facts.shared_trust == SharedTrust()
+        assert any(problem in p.message for p in facts.problems), (table, facts.problems)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+from dataclasses import replace
 from typing import Any
 
 from freshpass.evidence.status import Status
+from freshpass.ledger.shared import Provenance, SharedView, Signature, from_evidence
 from freshpass.ledger.store import Evidence
 from freshpass.server import present
 
@@ -126,3 +129,65 @@ def test_hover_caps_long_change_lists() -> None:
     text = present.hover_markdown(None, status("stale", changed=changed), command=None, now=NOW)
     assert "- … and 10 more" in text
     assert "`f49.py`" in text and "`f50.py`" not in text
+
+
+TWO_H_AGO = NOW - 7200
+NOT_COUNTING = "shared receipts do not count here (shared.trust is off)"
+
+
+def shared_view(*, counted: bool = False, signer: str | None = None, **changes: Any) -> SharedView:
+    """A shared receipt CI recorded two hours ago (design §4.6), as a status lists it."""
+    local = status(
+        "passed", **{"finished_at": TWO_H_AGO, "started_at": TWO_H_AGO - 1, "command": "pytest -q", **changes}
+    )
+    assert local.evidence is not None
+    receipt = from_evidence(
+        local.evidence, root=".", provenance=Provenance("ci", "github-actions"), commit="", version="0.1.0",
+        ignore=[], ignore_prose=True,
+    )  # fmt: skip
+    signature = Signature("good", signer) if signer else Signature("none")
+    return SharedView(receipt, signature, counted, None if counted else NOT_COUNTING)
+
+
+def standing_in(view: SharedView) -> Status:
+    """The status of a root whose only fresh receipt is the counted shared one."""
+    evidence = view.evidence("/r")
+    return Status("/r", evidence.status, evidence.scope, {}, evidence, shared=(view,))
+
+
+def test_shared_receipts_have_a_lens_of_their_own_until_one_is_the_status() -> None:
+    shown = replace(status("unverified"), shared=(shared_view(),))
+    assert present.shared_lens_title(shown, NOW) == "shared ✓ full · CI · 2 h ago · not counted"
+    beaten = replace(status("failed"), shared=(shared_view(counted=True),))
+    assert present.shared_lens_title(beaten, NOW) == "shared ✓ full · CI · 2 h ago · a local run wins"
+    assert present.shared_lens_title(status("unverified"), NOW) is None
+    counted = standing_in(shared_view(counted=True))
+    assert present.shared_lens_title(counted, NOW) is None
+    assert present.lens_title(counted, NOW) == "✓ full · CI · 2 h ago · pytest -q"
+    hover = present.hover_markdown("src/app.py", counted, command="uv run pytest", now=NOW)
+    assert "| receipt | shared |" in hover and "| by | ci (shared) |" in hover
+    assert "- ✓ full · CI · 2 h ago `pytest -q` (github-actions) — counts" in hover
+    not_counted = present.hover_markdown("src/app.py", shown, command="uv run pytest", now=NOW)
+    assert f"- ✓ full · CI · 2 h ago `pytest -q` (github-actions) — does not count: {NOT_COUNTING}" in not_counted
+
+
+def test_what_others_wrote_is_shown_in_the_hover_never_rendered() -> None:
+    """A shared receipt's command and reason come from whoever could push the notes ref (design §4.6)."""
+    hostile = "pytest `` x | ![pixel](https://evil.example/p.png)\n\n<img src=x> [run](command:freshpass.verify)"
+    view = shared_view(
+        counted=True, signer="ci@acme <script>", command=hostile, status="failed",
+        reason="boom <b>*really*</b> | [x](https://evil.example)",
+    )  # fmt: skip
+    hover = present.hover_markdown("src/app.py", standing_in(view), command="uv run pytest", now=NOW)
+    assert "\n\n<img" not in hover and "\\n\\n" in hover  # the line break is shown, not taken
+    outside_code = "".join(re.split(r"`{3,}.*?`{3,}", hover))
+    for raw in ("![pixel](", "<img", "[run](", "<b>", "*really*", "[x](", "<script>"):
+        assert not re.search(r"(?<!\\)" + re.escape(raw), outside_code), raw  # only escaped, if at all
+    span = "```pytest `` x | ![pixel](https://evil.example/p.png)\\n\\n<img src=x> [run](command:freshpass.verify)```"
+    in_table = span.replace("|", "\\|")
+    assert f"| command | {in_table} |" in hover and f"2 h ago {span} (" in hover
+    reason = "boom \\<b\\>\\*really\\*\\</b\\> \\| \\[x\\](https://evil.example)"
+    assert f"| result | failed (full, exit 0: {reason}) |" in hover
+    rows = [line for line in hover.splitlines() if line.startswith("| command |")]
+    assert len(rows) == 1 and rows[0].replace("\\|", "").count("|") == 3  # one table row of two cells
+    assert "(github-actions, ci@acme \\<script\\>)" in hover

@@ -85,3 +85,16 @@ def test_trusted_fails_closed() -> None:
     assert trusted_from({"trusted": True}) is True
     for value in (False, "false", "true", 0, 1, None, {}, []):
         assert trusted_from({"trusted": value}) is False, value
+
+
+def test_shared_settings_are_read_and_checked() -> None:
+    from freshpass.facts.model import SharedTrust
+
+    result = parse_settings({"shared": {"trust": ["ci"], "signers": ["ci@acme"], "allowedSigners": "a", "fetch": True}})
+    assert result.problems == []
+    assert result.settings.trust == SharedTrust(("ci",), ("ci@acme",), "a")
+    assert result.settings.shared_fetch is True and result.settings.shared_remote == "origin"
+    bad = parse_settings({"shared": {"trust": ["everyone"], "remote": " "}})
+    assert bad.settings.trust == SharedTrust()
+    assert any("freshpass.shared.trust" in p and "ci, person, agent" in p for p in bad.problems)
+    assert any("freshpass.shared.remote" in p for p in bad.problems)

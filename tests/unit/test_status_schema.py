@@ -9,8 +9,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from freshpass.evidence.status import Status, build_status
+from freshpass.evidence.status import Status, build_status, with_shared
 from freshpass.facts.model import VerifyCommand
+from freshpass.ledger.shared import Provenance, SharedView, Signature, from_evidence
 from freshpass.ledger.store import Evidence
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,6 +31,18 @@ COMMANDS = [
     VerifyCommand("pytest -q", "test", ".", "pyproject.toml#tool.pytest.ini_options", equivalents=("pytest",)),
     VerifyCommand("ruff check .", "lint", "backend", "Makefile:lint", args_to="ruff"),
 ]
+
+
+def shared_view(counted: bool, **extra: object) -> SharedView:
+    shared = from_evidence(
+        receipt(0, **extra), root=".", provenance=Provenance("ci", "github-actions", "https://ci.example/1"),
+        commit="c" * 40, version="0.1.0", ignore=[], ignore_prose=True,
+    )  # fmt: skip
+    return SharedView(shared, Signature("none"), counted, None if counted else "shared.trust is off")
+
+
+SHOWN = shared_view(False, finished_at=1e9 + 5)
+COUNTED = shared_view(True, tests_passed=4, tests_failed=0, tests_skipped=0)
 STATUSES = {
     "unverified": build_status("/r", {}, {}, (), COMMANDS),
     "fresh": build_status(
@@ -43,12 +56,22 @@ STATUSES = {
         "/r", {}, {"test": receipt(5, status="failed", exit_code=1, reason="no tests ran")}, ["a.py"]
     ),
     "empty": Status("/r"),
+    # Shared receipts of this content (design §4.6): one shown and not counted, one standing in for the tests.
+    "shared, not counted": with_shared(build_status("/r", {}, {}), [SHOWN]),
+    "shared, counted": with_shared(build_status("/r", {}, {"lint": receipt(2, kind="lint")}), [SHOWN, COUNTED]),
 }
 
 
 @pytest.mark.parametrize("name", sorted(STATUSES))
 def test_the_model_writes_what_the_schema_says(name: str) -> None:
     jsonschema.validate(STATUSES[name].to_json(), SCHEMA)
+
+
+def test_a_counted_shared_receipt_stands_in_with_no_id_and_its_provenance() -> None:
+    written = STATUSES["shared, counted"].to_json()
+    assert (written["status"], written["evidence"]["id"]) == ("passed", None)
+    assert written["evidence"]["shared"]["actor"] == "ci" and written["kinds"]["lint"]["evidence"]["id"] == 2
+    assert [entry["counted"] for entry in written["shared"]] == [False, True]  # newest first, both listed
 
 
 def test_the_schema_rejects_an_undocumented_field() -> None:
@@ -87,3 +110,5 @@ def test_the_clients_name_the_schema_s_fields() -> None:
     assert lua_fields("freshpass.KindState") == schema_fields("$defs", "kind")
     assert lua_fields("freshpass.Evidence") == schema_fields("$defs", "evidence")
     assert lua_fields("freshpass.VerifyCommand") == set(SCHEMA["$defs"]["verify_command"]["required"])
+    assert typescript_fields("SharedReceipt") == schema_fields("$defs", "shared") == lua_fields("freshpass.Shared")
+    assert typescript_fields("Provenance") == schema_fields("$defs", "provenance") == lua_fields("freshpass.Provenance")

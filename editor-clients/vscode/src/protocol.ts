@@ -32,7 +32,8 @@ export interface TestCounts {
 
 /** One receipt: a finished run of a recognised command (design §4.2). */
 export interface Evidence {
-  id?: number | string;
+  /** null for a shared receipt (design §4.6), which has no id in this machine's ledger. */
+  id?: number | string | null;
   command?: string;
   canonical_command?: string | null;
   kind?: string | null;
@@ -46,6 +47,42 @@ export interface Evidence {
   tests?: TestCounts | null;
   /** The bounded output summary: its first and last characters. */
   output?: { head?: string; tail?: string; omitted?: number } | null;
+  /** Who ran a shared receipt that counts here (design §4.6). */
+  shared?: Provenance | null;
+}
+
+/** Who ran a shared receipt and where (design §4.6). */
+export interface Provenance {
+  actor?: string | null;
+  provider?: string | null;
+  job_url?: string | null;
+  commit?: string | null;
+  signer?: string | null;
+}
+
+/** A shared receipt of the root's current content (design §4.6): another machine's run, shown apart. */
+export interface SharedReceipt {
+  command?: string;
+  canonical_command?: string | null;
+  kind?: string | null;
+  scope?: string | null;
+  status?: string | null;
+  exit_code?: number | null;
+  reason?: string | null;
+  tests?: TestCounts | null;
+  started_at?: string | null;
+  finished_at?: string | number | null;
+  duration_ms?: number | null;
+  actor?: string | null;
+  provider?: string | null;
+  job_url?: string | null;
+  commit?: string | null;
+  freshpass?: string | null;
+  digest?: string | null;
+  signature?: string | null;
+  signer?: string | null;
+  counted?: boolean;
+  why?: string | null;
 }
 
 export interface VerifyCommand {
@@ -75,6 +112,7 @@ export interface RootStatus {
   evidence?: Evidence | null;
   changed_paths?: string[] | null;
   verify_commands?: VerifyCommand[] | null;
+  shared?: SharedReceipt[] | null;
 }
 
 /** Parameters of `freshpass.verify` (one object in `arguments`). */

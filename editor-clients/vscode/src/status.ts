@@ -3,7 +3,7 @@
  * `full` or `targeted`, a fresh failure is `failed`, anything not fresh is `unverified`). Pure, so it is unit
  * tested without VS Code.
  */
-import type { Evidence, RootStatus } from "./protocol";
+import type { Evidence, RootStatus, SharedReceipt } from "./protocol";
 
 export type DisplayState = "full" | "targeted" | "unverified" | "failed";
 
@@ -64,6 +64,9 @@ export function describeStatus(
     default:
       lines.push(`⚠ unverified: the server reported an unknown status "${String(status.status)}"`);
   }
+  for (const shared of (status.shared ?? []).slice(0, 3)) {
+    lines.push(describeShared(shared, options.now));
+  }
   const changed = status.changed_paths ?? [];
   if (changed.length > 0) {
     const shown = changed.slice(0, 5).join(", ");
@@ -81,13 +84,26 @@ export function describeStatus(
   return { state, text, tooltip: lines.join("\n") };
 }
 
+const ACTOR_LABELS: Record<string, string> = { ci: "CI", person: "person", agent: "agent" };
+
+/** `Shared: ✓ full · CI · 2 h ago · pytest -q — not counted (shared.trust is off)`: another machine's run. */
+export function describeShared(shared: SharedReceipt, now: Date): string {
+  const symbol =
+    shared.status !== "passed" ? "✗ failed" : shared.scope === "full" ? "✓ full" : "◐ targeted";
+  const actor = ACTOR_LABELS[shared.actor ?? ""] ?? shared.actor ?? "unknown";
+  const age = formatAge(shared.finished_at, now);
+  const standing = shared.counted ? "counted" : `not counted (${shared.why ?? "not trusted"})`;
+  return `Shared: ${symbol} · ${actor}${age ? ` · ${age}` : ""} · ${shared.command ?? "?"} — ${standing}`;
+}
+
 /** `pytest -q passed 3 min ago (12 passed, 1 skipped)`. */
 export function describeEvidence(evidence: Evidence | undefined, now: Date): string {
   if (!evidence) {
     return "no receipt";
   }
   const command = evidence.command ?? evidence.canonical_command ?? "a verify command";
-  const outcome = evidence.status ?? "finished";
+  const by = evidence.shared ? ` by ${ACTOR_LABELS[evidence.shared.actor ?? ""] ?? "another machine"} (shared)` : "";
+  const outcome = (evidence.status ?? "finished") + by;
   const age = formatAge(evidence.finished_at, now);
   const details = [testCounts(evidence), evidence.reason ?? undefined].filter(Boolean).join("; ");
   return `${command} ${outcome}${age ? ` ${age}` : ""}${details ? ` (${details})` : ""}`;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import type { RootStatus } from "../src/protocol";
-import { describeStatus, displayState, formatAge, rootName, testCounts } from "../src/status";
+import { describeShared, describeStatus, displayState, formatAge, rootName, testCounts } from "../src/status";
 
 const NOW = new Date("2026-01-02T12:00:00Z");
 
@@ -125,5 +125,38 @@ describe("formatAge", () => {
 
   it("a clock slightly ahead of ours is not a negative age", () => {
     assert.equal(formatAge("2026-01-02T12:00:05Z", NOW), "just now");
+  });
+});
+
+describe("shared receipts (design §4.6)", () => {
+  const shared = {
+    command: "pytest -q",
+    kind: "test",
+    scope: "full",
+    status: "passed",
+    finished_at: "2026-01-02T10:00:00Z",
+    actor: "ci",
+    provider: "github-actions",
+    counted: false,
+    why: "shared receipts do not count here (shared.trust is off)",
+  };
+
+  it("are shown apart in the tooltip, with who ran them and why they do not count", () => {
+    const display = describeStatus(status({ status: "unverified", shared: [shared] }), { now: NOW, showRootName: false });
+    assert.equal(display.text, "⚠ unverified");
+    assert.match(display.tooltip, /Shared: ✓ full · CI · 2 h ago · pytest -q — not counted \(shared receipts do not count here/);
+  });
+
+  it("one that counts says so, and the headline names who ran it", () => {
+    assert.equal(describeShared({ ...shared, counted: true, status: "failed" }, NOW), "Shared: ✗ failed · CI · 2 h ago · pytest -q — counted");
+    const display = describeStatus(
+      status({
+        status: "passed",
+        scope: "full",
+        evidence: { id: null, command: "pytest -q", status: "passed", finished_at: "2026-01-02T10:00:00Z", shared: { actor: "ci" } },
+      }),
+      { now: NOW, showRootName: false },
+    );
+    assert.match(display.tooltip, /✓ full: pytest -q passed by CI \(shared\) 2 h ago/);
   });
 });

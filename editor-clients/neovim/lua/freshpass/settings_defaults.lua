@@ -27,5 +27,12 @@ return function()
     verify = {
       timeout = 1800,
     },
+    shared = {
+      trust = {},
+      signers = {},
+      allowedSigners = '',
+      fetch = false,
+      remote = 'origin',
+    },
   }
 end

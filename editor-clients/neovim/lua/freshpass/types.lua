@@ -10,6 +10,7 @@
 --- @field evidence freshpass.Evidence|nil the headline receipt
 --- @field changed_paths string[] root-relative files that differ from what a stale headline ran against
 --- @field verify_commands freshpass.VerifyCommand[] the project's checks in rank order
+--- @field shared freshpass.Shared[] shared receipts of exactly this content (design §4.6), shown apart
 
 --- @class freshpass.KindState
 --- @field status 'passed'|'failed'|'stale'
@@ -18,7 +19,7 @@
 --- @field evidence freshpass.Evidence
 
 --- @class freshpass.Evidence
---- @field id integer
+--- @field id integer|nil nil for a shared receipt standing in (design §4.6)
 --- @field command string
 --- @field canonical_command string
 --- @field kind string
@@ -29,6 +30,37 @@
 --- @field finished_at string UTC ISO 8601
 --- @field session string
 --- @field tests {passed: integer, failed: integer, skipped: integer}|nil
+--- @field shared freshpass.Provenance|nil only on a counted shared receipt: who ran it and where
+
+--- @class freshpass.Provenance
+--- @field actor 'ci'|'person'|'agent'
+--- @field provider string
+--- @field job_url string
+--- @field commit string
+--- @field signer string|nil
+
+--- @class freshpass.Shared
+--- @field command string hostile text: shown, never run
+--- @field canonical_command string
+--- @field kind string
+--- @field scope 'full'|'targeted'
+--- @field status 'passed'|'failed'
+--- @field exit_code integer|nil
+--- @field reason string|nil
+--- @field tests {passed: integer, failed: integer, skipped: integer}|nil
+--- @field started_at string UTC ISO 8601
+--- @field finished_at string UTC ISO 8601
+--- @field duration_ms integer
+--- @field actor 'ci'|'person'|'agent'
+--- @field provider string
+--- @field job_url string
+--- @field commit string
+--- @field freshpass string
+--- @field digest string
+--- @field signature 'good'|'unknown-key'|'bad'|'none'|'unchecked'
+--- @field signer string|nil
+--- @field counted boolean
+--- @field why string|nil why it does not count
 
 --- @class freshpass.VerifyCommand
 --- @field command string
