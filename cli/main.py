@@ -18,7 +18,7 @@ from freshpass.commands import UsageError
 
 # name -> one-line help; the module is freshpass.commands.<name> (hyphens become underscores), except the doors
 # that are not the command line's own (the language server): this module is the one place that knows both.
-ELSEWHERE = {"serve": "freshpass.server.serve"}
+ELSEWHERE = {"serve": "freshpass.server.serve", "mcp": "freshpass.mcp.serve"}
 SUBCOMMANDS: dict[str, str] = {
     "facts": "list the verify commands this project declares",
     "classify": "explain what a command line would count as (runs nothing)",
@@ -28,7 +28,8 @@ SUBCOMMANDS: dict[str, str] = {
     "log": "receipts, newest first",
     "share": "attach receipts to git (refs/notes/freshpass) so clones with the same content see them",
     "serve": "the language server (stdio by default)",
-    "hook": "stop-hook adapters for coding agents",
+    "mcp": "the MCP server for coding agents (stdio): status, check_done, run, receipts",
+    "hook": "coding agents' hooks: stop checks and recording their own runs",
 }
 
 

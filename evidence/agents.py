@@ -34,6 +34,7 @@ from freshpass.evidence.status import ContentRules, Status, ignored_paths, root_
 from freshpass.ledger.shared import shared_of, uncounted_passes
 
 if TYPE_CHECKING:
+    from freshpass.evidence.claims import Claim
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
     from freshpass.ledger.shared import SharedOptions
@@ -85,6 +86,7 @@ class Decision:
     status: Status | None = None
     nudges_left: int = 0
     changed_paths: list[str] = field(default_factory=list)  # code-relevant paths not covered, relative to the root
+    claims: list[dict[str, Any]] = field(default_factory=list)  # {kind, quote, backed} from the agent's message
 
     @property
     def synthetic(self) -> bool:
@@ -101,6 +103,7 @@ class Decision:
             "status": self.status.to_json() if self.status is not None else None,
             "nudgesLeft": self.nudges_left,
             "changedPaths": list(self.changed_paths),
+            "claims": [dict(claim) for claim in self.claims],
         }
 
 
@@ -201,10 +204,10 @@ def _evidence_gap(status: Status, rules: DoneRules, receipts: Mapping[str, Evide
     return f"No fresh passing {wanted} covers them."
 
 
-def _instruction(commands: Sequence[Mapping[str, str]], rules: DoneRules) -> str:
+def _instruction(commands: Sequence[Mapping[str, str]], label: str) -> str:
     if not commands:
         return (
-            f"This project declares no {rules.kinds_label} command (see `freshpass facts`): tell the user how you "
+            f"This project declares no {label} command (see `freshpass facts`): tell the user how you "
             "checked the change, or that you could not. Do not claim it is verified."
         )
     runs = " or ".join(_quote(command["run"]) for command in commands[:3])
@@ -212,6 +215,27 @@ def _instruction(commands: Sequence[Mapping[str, str]], rules: DoneRules) -> str
         f"Run {runs} so the result is recorded. If you cannot run it, or it fails for a reason you cannot fix, "
         "report that blocker plainly instead of claiming the change is verified."
     )
+
+
+def claim_backed(claim: Claim, receipts: Mapping[str, Evidence], rules: DoneRules, done: Evidence | None) -> bool:
+    """Whether a fresh receipt backs what the agent said passed (design §7.4): a generic claim ("verified", "CI is
+    green") needs what counts as done; a claim about one kind needs a fresh pass of that kind, as wide as
+    `done.scope` asks ("all tests pass" is not backed by one test file)."""
+    if claim.kind == "check":
+        return done is not None
+    if done is not None and done.kind == claim.kind:
+        return True
+    receipt = receipts.get(claim.kind)
+    if receipt is None or receipt.status != "passed":
+        return False
+    return SCOPE_RANK.get(str(receipt.scope), -1) >= SCOPE_RANK[rules.scope]
+
+
+def _claims_sentence(unbacked: Sequence[Claim], rules: DoneRules) -> str:
+    said = " and ".join(f"“{quote}”" for quote in dict.fromkeys(claim.quote for claim in unbacked))
+    kinds = sorted({rules.kinds_label if claim.kind == "check" else claim.kind for claim in unbacked})
+    wanted = f"{'/'.join(kinds)} run" if rules.scope == "targeted" else f"full {'/'.join(kinds)} run"
+    return f"You wrote {said}, but no fresh passing {wanted} backs it."
 
 
 def _what_changed(uncovered: Sequence[str]) -> str:
@@ -232,6 +256,7 @@ def decide(
     ignore_prose: bool = True,
     covering_pass: Evidence | None = None,
     content_changed: bool = False,
+    claims: Sequence[Claim] = (),
 ) -> Decision:
     """The verdict for a root's `status` (design §4.5; None when the path is under no root).
 
@@ -241,7 +266,9 @@ def decide(
     count. `nudges_used` is how many nudges this session had since the root's last qualifying pass.
     `covering_pass` is a qualifying pass that ran against the current content even though a newer, narrower run
     (a targeted re-run) is what the status shows. `content_changed` says the content differs from the last
-    qualifying pass even when no path could be named (its git tree was garbage-collected).
+    qualifying pass even when no path could be named (its git tree was garbage-collected). `claims` are what the
+    agent's last message says passed (design §7.4): one no fresh receipt backs is a reason to nudge by itself, and
+    is quoted in the message.
     """
     rules = DoneRules(budget=budget, kinds=tuple(done_kinds), scope=done_scope)
     if status is None:
@@ -267,7 +294,9 @@ def decide(
         and rules.counts_as_done(covering_pass.kind, covering_pass.scope, covering_pass.status)
     ):
         done = covering_pass
-    if done is not None:
+    unbacked = [claim for claim in claims if not claim_backed(claim, receipts, rules, done)]
+    judged = [{"kind": claim.kind, "quote": claim.quote, "backed": claim not in unbacked} for claim in claims]
+    if done is not None and not unbacked:
         command = _quote(done.command or done.canonical_command or done.kind)
         shared = shared_of(done)
         source = f" (a shared receipt from {shared.actor})" if shared is not None else ""
@@ -277,11 +306,13 @@ def decide(
             commands,
             current_status,
             nudges_left=left,
+            claims=judged,
         )
 
     ignored = ignored_paths(ignore, ignore_prose)
     uncovered = code_paths([*current_status.changed_paths, *changed_paths], ignored)
-    if not uncovered and not content_changed and current_status.status != "stale":
+    nothing_changed = not uncovered and not content_changed and current_status.status != "stale"
+    if done is None and nothing_changed and not unbacked:
         return Decision(
             "not_applicable",
             "freshpass: nothing to verify: no code changed (prose and ignored files do not count), and no fresh "
@@ -289,30 +320,45 @@ def decide(
             commands,
             current_status,
             nudges_left=left,
+            claims=judged,
         )
 
-    what = _what_changed(uncovered)
-    gap = _evidence_gap(current_status, rules, receipts)
-    gap = " ".join(filter(None, (gap, uncounted_passes(current_status.shared, rules.kinds))))
+    label = rules.kinds_label
+    to_run = commands
+    if done is not None or nothing_changed:
+        # Only the claim is due: what changed is covered (or nothing did), but the agent says more than that.
+        what, gap = f"freshpass: {_claims_sentence(unbacked, rules)}", ""
+        claimed = tuple(dict.fromkeys(claim.kind for claim in unbacked if claim.kind != "check"))
+        if claimed:
+            label = "/".join(claimed)
+            to_run = done_commands(current_status, DoneRules(budget=budget, kinds=claimed, scope=done_scope))
+    else:
+        what = _what_changed(uncovered)
+        if unbacked:
+            what += f" {_claims_sentence(unbacked, rules)}"
+        reasons = (_evidence_gap(current_status, rules, receipts), uncounted_passes(current_status.shared, rules.kinds))
+        gap = " " + " ".join(filter(None, reasons))
     if nudges_used < budget:
         return Decision(
             "nudge",
-            f"{what} {gap} {_instruction(commands, rules)} (reminder {nudges_used + 1} of {budget})",
-            commands,
+            f"{what}{gap} {_instruction(to_run, label)} (reminder {nudges_used + 1} of {budget})",
+            to_run,
             current_status,
             nudges_left=budget - nudges_used - 1,
             changed_paths=uncovered,
+            claims=judged,
         )
-    runs = " or ".join(_quote(command["run"]) for command in commands[:3]) or "the project's checks"
+    runs = " or ".join(_quote(command["run"]) for command in to_run[:3]) or "the project's checks"
     spent = f"{_plural(budget, 'reminder')} already given" if budget else "reminders are turned off"
     return Decision(
         "exhausted",
-        f"{what} {gap} This change is not verified ({spent} for this session; freshpass will not block again "
+        f"{what}{gap} This change is not verified ({spent} for this session; freshpass will not block again "
         f"until a new pass). Say plainly that it is unverified, or run {runs}.",
-        commands,
+        to_run,
         current_status,
         nudges_left=0,
         changed_paths=uncovered,
+        claims=judged,
     )
 
 
@@ -467,14 +513,15 @@ async def evaluate(
     snapshot: ContentSnapshot | None = None,
     record: bool = True,
     shared: SharedOptions | None = None,
+    claims: Sequence[Claim] = (),
 ) -> Decision:
     """Gather the inputs of `decide` for `root` from the ledger and the repository, decide, and spend the budget.
 
     Both `freshpass/checkDone` and `freshpass hook` call this, so they share one ledger budget per
     (session, root, baseline). What needs covering is what changed since the last qualifying pass; with no such
     pass ever, the uncommitted changes git reports plus `fallback_paths` (what the language server saw change
-    since it started). `changed_paths` (the agent's own list) always counts. What is ignored is the project's
-    `ContentRules`, as for every other door.
+    since it started). `changed_paths` (the agent's own list) always counts, and so do `claims` the agent's
+    last message makes (design §7.4). What is ignored is the project's `ContentRules`, as for every other door.
     Raises `LedgerError` / `ContentError` for the caller to turn into "allow".
     """
     from freshpass.ledger.content import changed_paths as diff_paths
@@ -522,6 +569,7 @@ async def evaluate(
         ignore_prose=content_rules.ignore_prose,
         covering_pass=history.covering,
         content_changed=content_changed,
+        claims=claims,
     )
     if decision.verdict == "nudge" and record:
         await ledger.record_nudge(session, root_key, history.baseline_id)

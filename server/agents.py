@@ -8,10 +8,12 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from freshpass.evidence.agents import Decision, DoneRules, evaluate
+from freshpass.evidence.claims import find_claims
 
 
 async def check_done(server: Any, params: Any) -> dict[str, Any]:
-    """The `freshpass/checkDone` request (design §7): `{sessionId?, root?, uri?, changedPaths?}` → the decision.
+    """The `freshpass/checkDone` request (design §7): `{sessionId?, root?, uri?, changedPaths?, message?}` → the
+    decision; `message` is the agent's last message, whose claims must be backed by receipts (design §7.4).
 
     `server` is the `FreshpassServer`: its roots (with cached facts and the paths it saw change), its settings
     (`nudge.budget`, `done.kinds`, `done.scope`, `ignore`, `ignoreProse`), its one ledger connection and its
@@ -30,6 +32,9 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
     changed = params.get("changedPaths") or []
     if not isinstance(changed, (list, tuple)) or not all(isinstance(path, str) for path in changed):
         raise JsonRpcInvalidParams("freshpass/checkDone: changedPaths must be a list of paths or file URIs")
+    message = params.get("message")
+    if message is not None and not isinstance(message, str):
+        raise JsonRpcInvalidParams("freshpass/checkDone: message must be the agent's last message, a string")
     settings = server.settings
     rules = DoneRules(budget=settings.nudge_budget, kinds=tuple(settings.done_kinds), scope=settings.done_scope)
 
@@ -66,6 +71,7 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
             fallback_paths=fallback,
             facts=facts,
             shared=server.shared_options(),
+            claims=find_claims(message),
         )
     except (LedgerError, ContentError) as exc:
         return Decision(

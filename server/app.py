@@ -40,12 +40,21 @@ from pygls.uris import to_fs_path
 
 logger = logging.getLogger(__name__)
 
-# clientInfo.name of coding agents (lower case, compared by substring): they get `diagnostics.agentSeverity`.
-AGENT_CLIENT_NAMES = ("opencode", "crush", "claude-code", "claude code", "codex", "aider", "goose", "amp-")
+# clientInfo.name of coding agents (lower case, compared by substring): they get `diagnostics.agentSeverity`. Crush's
+# LSP library says `powernap`, Claude Code `Claude Code`; OpenCode sends none (its set-up says `agent: true`).
+AGENT_CLIENT_NAMES = (
+    "opencode", "crush", "powernap", "claude-code", "claude code", "codex", "aider", "goose", "amp-"
+)  # fmt: skip
 LSP_REQUEST_FAILED = -32803
 CLIENT_REFRESH_TIMEOUT = 30.0  # seconds a client may take to acknowledge a refresh request
 REGISTRATION_TIMEOUT = 5.0  # seconds a client may take to accept registrations before we stop waiting
 SIGNAL_SHUTDOWN_TIMEOUT = 15.0  # seconds a signalled server spends tearing runs down before it leaves anyway
+
+
+def is_agent_client(client_name: str, options: Mapping[str, Any]) -> bool:
+    """An agent says so (`initializationOptions.agent: true`, which every documented set-up sends) or is known by the
+    name its client sends (design §7.1)."""
+    return options.get("agent") is True or any(name in client_name.lower() for name in AGENT_CLIENT_NAMES)
 
 
 def trusted_from(options: Mapping[str, Any]) -> bool:
@@ -479,7 +488,7 @@ class FreshpassServer(LanguageServer):
             options = {"trusted": False}
         client = params.client_info.name if params.client_info else ""
         self.client_name = client
-        self.is_agent = options.get("agent") is True or any(name in client.lower() for name in AGENT_CLIENT_NAMES)
+        self.is_agent = is_agent_client(client, options)
         session = options.get("sessionId")
         self.session_id = (
             session if isinstance(session, str) and session else f"lsp:{client or 'client'}:{uuid.uuid4().hex[:8]}"

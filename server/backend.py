@@ -205,3 +205,15 @@ class Backend:
         if old.content_id == new.content_id:
             return []
         return await asyncio.to_thread(changed_paths, root, old.content_id, new, old_manifest=old.manifest)
+
+    async def unverified_changes(
+        self, root: Path, first: ContentSnapshot, now: ContentSnapshot, facts: ProjectFacts | None
+    ) -> list[str]:
+        """What a root with no receipt at all must verify (design §7.1): the changes since HEAD that count (prose and
+        the project's ignored files never do) plus what changed since the server's first look. An edit that reached
+        the disk before that first look is in the first, so it is never absorbed into the baseline."""
+        from freshpass.evidence.agents import code_paths, uncommitted_paths
+
+        since_start = await self.changed_between(root, first, now)
+        since_head = await uncommitted_paths(root) or []
+        return sorted({*since_start, *code_paths(since_head, ContentRules.of(facts).ignored())})

@@ -166,7 +166,7 @@ class Tracker:
         root.touched |= touched
         status = await backend.status(root.path, root.facts, root.snapshot, server.shared_options())
         if content_changed and not status.has_evidence and root.baseline is not None and root.snapshot is not None:
-            root.session_changed = await backend.changed_between(root.path, root.baseline, root.snapshot)
+            root.session_changed = await backend.unverified_changes(root.path, root.baseline, root.snapshot, root.facts)
         status_changed = root.set_status(status)
         root.early_stale = None
         refresh = Refresh(content_changed=content_changed, status_changed=status_changed, touched=touched)

@@ -1,15 +1,21 @@
-"""`freshpass hook`: the agents' done-check (design §7) adapted to stop hooks and shell gates.
+"""`freshpass hook`: the agents' done-check (design §7) adapted to their hooks, and their own runs recorded.
 
-- `freshpass hook claude-stop` reads Claude Code's Stop (or SubagentStop) hook JSON on stdin and prints
-  `{"decision": "block", "reason": …}` while a nudge is due and the session's budget lasts; otherwise it allows
+- `freshpass hook claude-stop` / `codex-stop` read Claude Code's or Codex's Stop (or SubagentStop) hook JSON on
+  stdin and print `{"decision": "block", "reason": …}` while a nudge is due and the session's budget lasts, or
+  while the agent's last message claims a pass no fresh receipt backs (the claim is quoted); otherwise they allow
   the stop (exit 0, nothing on stdout, or a `systemMessage` telling the person the change is unverified once the
   budget is spent).
-- `freshpass hook check [PATH]` exits 0 when verified or not applicable and 2 with the nudge on stderr, for Cursor,
-  Codex, a git pre-push hook or any script.
+- `freshpass hook cursor-stop` reads Cursor's `stop` hook JSON (one budget per conversation, only completed turns)
+  and prints `{"followup_message": …}` while a nudge is due, else `{}`.
+- `freshpass hook record` reads a post-tool hook payload (Claude Code's PostToolUse/PostToolUseFailure, Codex's
+  PostToolUse, Cursor's afterShellExecution, or freshpass's own shape that the OpenCode plugin sends) and records
+  the shell command it reports when it ran a recognised check, by the same classification as `freshpass run`.
+- `freshpass hook check [PATH]` exits 0 when verified or not applicable and 2 with the nudge on stderr, for a git
+  pre-push hook or any script.
 
-Both share the decision and the ledger budget with the language server's `freshpass/checkDone`. A hook must never
-wedge an agent: unreadable input, a path under no root and any failure of freshpass itself allow, with one line on
-stderr saying why.
+They share the decision and the ledger budget with the language server's `freshpass/checkDone` and the MCP server.
+A hook must never wedge an agent: unreadable input, a path under no root and any failure of freshpass itself
+allow, with one line on stderr saying why. The payload readers live in the evidence core (`freshpass.evidence.hooks`).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
     from freshpass.evidence.agents import Decision, DoneRules
+    from freshpass.evidence.claims import Claim
 
 EXIT_ALLOW = 0
 EXIT_NUDGE = 2  # `hook check`: a nudge is due; the message is on stderr
@@ -35,6 +42,8 @@ SESSION_ENV = "FRESHPASS_SESSION"
 DEFAULT_CHECK_SESSION = "hook-check"
 KIND_CHOICES = ("test", "lint", "typecheck", "build", "check")
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})  # Claude Code tools that change files
+MAX_PAYLOAD = 32 * 1024 * 1024  # bytes of hook JSON read from stdin; more is not a hook payload
+STOP_ADAPTERS = {"claude-stop": "claude-code", "codex-stop": "codex"}
 
 
 def _add_rule_options(parser: argparse.ArgumentParser) -> None:
@@ -65,13 +74,31 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
     adapters = parser.add_subparsers(dest="adapter", metavar="ADAPTER", parser_class=type(parser))
-    claude = adapters.add_parser(
-        "claude-stop",
-        help="Claude Code Stop/SubagentStop hook: hook JSON on stdin, a block decision on stdout",
-        description="Reads Claude Code's Stop-hook JSON on stdin. While code changed without a fresh passing "
-        'run and the session\'s budget lasts, prints {"decision": "block", "reason": …}; otherwise allows.',
+    for name, agent in STOP_ADAPTERS.items():
+        title = "Claude Code" if agent == "claude-code" else "Codex"
+        stop = adapters.add_parser(
+            name,
+            help=f"{title} Stop/SubagentStop hook: hook JSON on stdin, a block decision on stdout",
+            description=f"Reads {title}'s Stop-hook JSON on stdin. While code changed without a fresh passing run, "
+            "or the agent's last message claims a pass no fresh receipt backs, and the session's budget lasts, "
+            'prints {"decision": "block", "reason": …}; otherwise allows.',
+        )
+        _add_rule_options(stop)
+    cursor = adapters.add_parser(
+        "cursor-stop",
+        help="Cursor stop hook: hook JSON on stdin, a followup_message on stdout while a nudge is due",
+        description="Reads Cursor's stop-hook JSON on stdin (one budget per conversation_id; only a completed "
+        'turn is checked) and prints {"followup_message": …} while a nudge is due, else {}.',
     )
-    _add_rule_options(claude)
+    _add_rule_options(cursor)
+    record = adapters.add_parser(
+        "record",
+        help="post-tool hook: record the agent's own run of a check (hook JSON on stdin)",
+        description="Reads a post-tool hook payload on stdin (Claude Code PostToolUse/PostToolUseFailure, Codex "
+        "PostToolUse, Cursor afterShellExecution, or {command, exit_code, output, cwd, session_id, agent, "
+        "duration_ms}) and records the shell command it reports when it ran a recognised check. Always exits 0.",
+    )
+    record.add_argument("--json", action="store_true", help="print what was recorded (or why not) as JSON")
     check = adapters.add_parser(
         "check",
         help="exit 0 when verified or not applicable, 2 with the nudge on stderr",
@@ -97,7 +124,9 @@ def _rules(args: argparse.Namespace) -> DoneRules:
     return DoneRules(budget=args.budget, kinds=tuple(args.done_kinds or defaults.DONE_KINDS), scope=args.done_scope)
 
 
-async def _evaluate(path: Path, session: str, rules: DoneRules, edited: Sequence[str] = ()) -> Decision:
+async def _evaluate(
+    path: Path, session: str, rules: DoneRules, edited: Sequence[str] = (), claims: Sequence[Claim] = ()
+) -> Decision:
     from freshpass.evidence.agents import Decision, evaluate
     from freshpass.facts.roots import find_root
     from freshpass.ledger.store import Ledger
@@ -109,7 +138,7 @@ async def _evaluate(path: Path, session: str, rules: DoneRules, edited: Sequence
     for warning in ledger.warnings:  # e.g. a corrupt ledger was moved aside: say so once, then go on
         say(warning)
     try:
-        return await evaluate(ledger, root, session=session, rules=rules, fallback_paths=edited)
+        return await evaluate(ledger, root, session=session, rules=rules, fallback_paths=edited, claims=claims)
     finally:
         await ledger.close()
 
@@ -119,7 +148,12 @@ def _warn(adapter: str, text: str) -> None:
 
 
 def _decide_or_allow(
-    adapter: str, path: Path, session: str, rules: DoneRules, edited: Sequence[str] = ()
+    adapter: str,
+    path: Path,
+    session: str,
+    rules: DoneRules,
+    edited: Sequence[str] = (),
+    claims: Sequence[Claim] = (),
 ) -> Decision | None:
     """The decision, or None after one line on stderr when freshpass itself failed (the caller then allows)."""
     import asyncio
@@ -127,7 +161,7 @@ def _decide_or_allow(
     from freshpass.ledger.store import LedgerError
 
     try:
-        return asyncio.run(_evaluate(path, session, rules, edited))
+        return asyncio.run(_evaluate(path, session, rules, edited, claims))
     except LedgerError as exc:
         _warn(adapter, f"{exc}; allowing")
     except Exception as exc:  # a hook must never wedge the agent it guards: report and allow
@@ -167,37 +201,83 @@ def edited_in_transcript(transcript: Path) -> list[str]:
     return list(paths)
 
 
-def _claude_stop(args: argparse.Namespace) -> int:
-    rules = _rules(args)
-    raw = sys.stdin.read()
+def _read_payload() -> tuple[Any, str]:
+    """The hook JSON on stdin, or (None, why not)."""
+    raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
+    if len(raw) > MAX_PAYLOAD:
+        return None, f"stdin holds more than {MAX_PAYLOAD} bytes: not a hook payload"
     try:
-        payload: Any = json.loads(raw)
-    except ValueError as exc:
-        _warn("claude-stop", f"stdin is not Claude Code hook JSON ({exc.__class__.__name__}: {exc}); allowing")
+        return json.loads(raw.decode("utf-8", errors="replace")), ""
+    except (ValueError, RecursionError) as exc:
+        return None, f"stdin is not hook JSON ({exc.__class__.__name__}: {exc})"
+
+
+def _stop(args: argparse.Namespace) -> int:
+    from freshpass.evidence.claims import find_claims
+    from freshpass.evidence.hooks import Skip, stop_request
+
+    adapter = args.adapter
+    rules = _rules(args)
+    payload, problem = _read_payload()
+    request = stop_request(payload, agent=STOP_ADAPTERS[adapter]) if not problem else Skip(problem)
+    if isinstance(request, Skip):
+        _warn(adapter, f"{request.reason}; allowing")
         return EXIT_ALLOW
-    if not isinstance(payload, dict):
-        _warn("claude-stop", f"stdin is JSON {type(payload).__name__}, not a hook object; allowing")
-        return EXIT_ALLOW
-    cwd = payload.get("cwd")
-    if not isinstance(cwd, str) or not cwd:
-        _warn("claude-stop", 'hook JSON has no "cwd"; allowing')
-        return EXIT_ALLOW
-    if not Path(cwd).is_dir():
-        _warn("claude-stop", f"cwd {cwd!r} is not a directory; allowing")
-        return EXIT_ALLOW
-    session_id = payload.get("session_id")
-    session = session_id if isinstance(session_id, str) and session_id else "claude-code"
-    transcript = payload.get("transcript_path")
-    edited = edited_in_transcript(Path(transcript)) if isinstance(transcript, str) and transcript else []
-    decision = _decide_or_allow("claude-stop", Path(cwd), session, rules, edited)
+    edited = [path for transcript in request.transcripts for path in edited_in_transcript(transcript)]
+    claims = find_claims(request.message)
+    decision = _decide_or_allow(adapter, request.cwd, request.session, rules, edited, claims)
     if decision is None:
         return EXIT_ALLOW
     if decision.verdict == "nudge":
-        # Claude Code reads this on exit 0: the stop is blocked and `reason` becomes Claude's next instruction.
+        # Read on exit 0 by Claude Code and Codex alike: the stop is blocked and `reason` is the next instruction.
         print(json.dumps({"decision": "block", "reason": decision.message}))
     elif decision.verdict == "exhausted":
         # Not blocking again (stop_hook_active loops end here), but the person sees the change is unverified.
         print(json.dumps({"systemMessage": decision.message}))
+    return EXIT_ALLOW
+
+
+def _cursor_stop(args: argparse.Namespace) -> int:
+    from freshpass.evidence.hooks import Skip, cursor_stop_request
+
+    rules = _rules(args)
+    payload, problem = _read_payload()
+    request = cursor_stop_request(payload) if not problem else Skip(problem)
+    decision = None
+    if isinstance(request, Skip):
+        _warn("cursor-stop", f"{request.reason}; allowing")
+    else:
+        decision = _decide_or_allow("cursor-stop", request.cwd, request.session, rules)
+    if decision is not None and decision.verdict == "nudge":
+        # Cursor submits this as the next user message (its hook's `loop_limit` caps the follow-ups too).
+        print(json.dumps({"followup_message": decision.message}))
+    else:
+        print("{}")
+    return EXIT_ALLOW
+
+
+def _record(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from freshpass.evidence.hooks import Recorded, Skip, record_reported, reported_run
+    from freshpass.ledger.store import LedgerError
+
+    payload, problem = _read_payload()
+    run = reported_run(payload) if not problem else Skip(problem)
+    outcome: Recorded
+    if isinstance(run, Skip):
+        outcome = Recorded(reason=run.reason)
+    else:
+        try:
+            outcome = asyncio.run(record_reported(run))
+        except LedgerError as exc:
+            outcome = Recorded(reason=f"the ledger cannot be used: {exc}")
+        except Exception as exc:  # a hook must never wedge the agent it serves: report and go on
+            outcome = Recorded(reason=f"could not record ({type(exc).__name__}: {exc})")
+    if args.json:
+        print(json.dumps({"recorded": bool(outcome.receipts), "reason": outcome.reason or None,
+                          "receipts": list(outcome.receipts)}, indent=2))  # fmt: skip
+    say(f"freshpass hook record: {outcome.summary()}")
     return EXIT_ALLOW
 
 
@@ -218,8 +298,12 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.adapter == "claude-stop":
-        return _claude_stop(args)
+    if args.adapter in STOP_ADAPTERS:
+        return _stop(args)
+    if args.adapter == "cursor-stop":
+        return _cursor_stop(args)
+    if args.adapter == "record":
+        return _record(args)
     if args.adapter == "check":
         return _check(args)
-    raise UsageError("choose an adapter: claude-stop or check")
+    raise UsageError("choose an adapter: claude-stop, codex-stop, cursor-stop, record or check")

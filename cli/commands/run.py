@@ -27,7 +27,6 @@ import argparse
 import os
 import shlex
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,9 +35,9 @@ from freshpass.commands import UsageError
 if TYPE_CHECKING:
     import asyncio
 
+    from freshpass.evidence.recording import RunPlan
     from freshpass.evidence.status import ContentRules
-    from freshpass.facts.classify import Classification, Match
-    from freshpass.facts.model import ProjectFacts
+    from freshpass.facts.classify import Classification
     from freshpass.ledger.content import ContentSnapshot
     from freshpass.ledger.store import Ledger, LedgerError
     from freshpass.runner.environment import RunEnvironment
@@ -120,50 +119,19 @@ def _say(message: str) -> None:
         pass
 
 
-@dataclass
-class _Plan:
-    """What the run can count for, worked out before it starts."""
-
-    cwd: Path
-    root: Path | None = None  # the git (or manifest) root
-    package_root: Path | None = None  # the root the cwd's facts belong to
-    facts: ProjectFacts | None = None
-    evidence_roots: dict[str, Path] = field(default_factory=dict)  # roots a match would be recorded for
-    unreadable: str | None = None  # why the project's facts could not be read (then nothing is recorded)
-    environment: dict[str, Any] | None = None  # what the run's environment added (receipts' details.environment)
-
-    @property
-    def rules(self) -> ContentRules:
-        """The project's content rules (`[tool.freshpass] ignore` and `ignore_prose`), as every door reads them."""
-        from freshpass.evidence.status import ContentRules
-
-        return ContentRules.of(self.facts)
-
-    def root_of(self, match: Match) -> Path:
-        """The (package) root a match's evidence belongs to: the package holding the directory it ran in."""
-        from freshpass.facts.roots import find_package_root
-
-        assert self.root is not None and self.package_root is not None
-        if not match.cwd:
-            return self.package_root
-        directory = Path(os.path.normpath(self.package_root / match.cwd))  # absolute cwds stay absolute
-        if directory in (self.package_root, self.cwd):
-            return self.package_root
-        return find_package_root(directory, self.root)
-
-
-async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tuple[_Plan, dict[str, ContentSnapshot]]:
+async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tuple[RunPlan, dict[str, ContentSnapshot]]:
     """Work out what the run can count for, and read those roots' content before it starts.
 
     Raises `Interrupted` when a signal arrives meanwhile. When the facts cannot be read (an exception, or longer
     than the deadline) the plan says why (`unreadable`) and nothing will be recorded.
     """
     from freshpass.evidence.detection import Unavailable, detect_bounded, in_thread
+    from freshpass.evidence.recording import RunPlan
     from freshpass.evidence.status import ContentRules
     from freshpass.facts.classify import classify
     from freshpass.facts.roots import find_package_root, find_root
 
-    plan = _Plan(cwd=cwd, root=find_root(cwd))
+    plan = RunPlan(cwd=cwd, root=find_root(cwd))
     if plan.root is None:
         return plan, {}
     plan.package_root = find_package_root(cwd, plan.root)
@@ -187,10 +155,7 @@ async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tupl
         for future in early.values():
             future.add_done_callback(_ignore_outcome)
         return plan, {}
-    expected = classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0)
-    for match in expected.matches:
-        match_root = plan.root_of(match)
-        plan.evidence_roots[str(match_root)] = match_root
+    plan.add_roots(classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0).matches)
     default_rules = plan.rules == ContentRules()  # what the early reads used
     for key, future in early.items():
         if key not in plan.evidence_roots or not default_rules:
@@ -335,9 +300,9 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
 
             not_found = missing_program(line, result.output.text(), environment.path, plan.cwd)
             _say(not_found_message(not_found, environment, FIX_IN_TERMINAL))
-        plan.environment = environment.to_json(not_found=not_found)
+        ran_in = environment.to_json(not_found=not_found)
         receipts, statuses, not_recorded = await _classify_and_record(
-            line, plan, result, before, ledger_opening, with_status=json_output
+            line, plan, result, before, ledger_opening, with_status=json_output, environment=ran_in
         )
     finally:
         for sig in forwarded:
@@ -370,7 +335,7 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
     return result.exit_code
 
 
-def _environment(plan: _Plan) -> RunEnvironment:
+def _environment(plan: RunPlan) -> RunEnvironment:
     """The project's environment when this terminal is not inside it (design §5), said in one line on stderr."""
     from freshpass.runner.environment import RunEnvironment, run_environment
 
@@ -444,14 +409,15 @@ class _Terminal:
 
 async def _classify_and_record(
     line: str,
-    plan: _Plan,
+    plan: RunPlan,
     result: ProcessResult,
     before: dict[str, ContentSnapshot],
     ledger_opening: Any,
     *,
     with_status: bool,
+    environment: dict[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
-    """(receipts, statuses, why nothing was recorded)."""
+    """(receipts, statuses, why nothing was recorded); `environment` is what the run's environment added."""
     import asyncio
 
     from freshpass.facts.classify import classify
@@ -477,13 +443,15 @@ async def _classify_and_record(
         return [], [], f"the ledger cannot be used: {opened}"
     for warning in opened.warnings:
         _say(warning.removeprefix("freshpass: "))
-    return await _record(opened, line, plan, outcome, result, before, after, output, with_status=with_status)
+    return await _record(
+        opened, line, plan, outcome, result, before, after, output, with_status=with_status, environment=environment
+    )
 
 
 async def _record(
     ledger: Ledger,
     line: str,
-    plan: _Plan,
+    plan: RunPlan,
     outcome: Classification,
     result: ProcessResult,
     before: dict[str, ContentSnapshot],
@@ -491,9 +459,11 @@ async def _record(
     output: str,
     *,
     with_status: bool,
+    environment: dict[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     from freshpass.evidence.detection import Unavailable, detect_bounded
-    from freshpass.evidence.receipts import Content, Finished, actor_from_environment, receipts_for
+    from freshpass.evidence.receipts import Finished, actor_from_environment
+    from freshpass.evidence.recording import record_receipts
     from freshpass.evidence.status import root_status
     from freshpass.ledger.store import LedgerError
 
@@ -505,33 +475,23 @@ async def _record(
         result.output.omitted,
         result.started_at,
         result.finished_at,
-        plan.environment,
+        environment,
     )
-
-    def content_of(match: Any) -> Content | None:
-        key = str(plan.root_of(match))
-        start = before.get(key)
-        if start is None:
-            return None  # its content was unreadable before the run (already said) or the match is new
-        end = after.get(key)
-        return Content(key, start.content_id, end is None or end.content_id != start.content_id, start.manifest)
-
     receipts: list[dict[str, Any]] = []
     statuses: list[dict[str, Any]] = []
     try:
-        for pending in receipts_for(outcome, finished, actor_from_environment(), content_of):
-            match_root = pending.content.root
-            end = after.get(match_root)
-            evidence = await ledger.record(pending.draft, manifest=pending.content.manifest)
+        recorded = await record_receipts(ledger, plan, outcome, finished, actor_from_environment(), before, after)
+        for evidence in recorded:
             receipts.append(evidence.to_json())
-            if with_status and end is not None and all(existing["root"] != match_root for existing in statuses):
+            end = after.get(evidence.root)
+            if with_status and end is not None and all(existing["root"] != evidence.root for existing in statuses):
                 facts = plan.facts
-                if match_root != str(plan.package_root):
+                if evidence.root != str(plan.package_root):
                     try:
-                        facts = await detect_bounded(Path(match_root))
+                        facts = await detect_bounded(Path(evidence.root))
                     except Unavailable:
                         facts = None
-                statuses.append((await root_status(ledger, match_root, facts, end)).to_json())
+                statuses.append((await root_status(ledger, evidence.root, facts, end)).to_json())
     except LedgerError as exc:
         return receipts, statuses, f"the ledger cannot be used: {exc}"
     return receipts, statuses, "" if receipts else "its content could not be read before the run"

@@ -189,6 +189,19 @@ async def test_check_done_nudges_twice_then_exhausted_then_verified(client: Agen
     assert "passed (full)" in verified["message"]
 
 
+async def test_check_done_quotes_an_unbacked_claim_until_a_pass_backs_it(client: AgentClient, repo: Path) -> None:
+    await start(client, repo, name="hermes-harness", options={"agent": True})
+    claimed = await check_done(client, sessionId="s", message="Fixed it. All tests pass.")
+    assert claimed["verdict"] == "nudge", claimed["message"]
+    assert "You wrote “All tests pass.”" in claimed["message"]
+    assert claimed["claims"] == [{"kind": "test", "quote": "All tests pass.", "backed": False}]
+
+    await freshpass_run("pytest", cwd=repo)
+    backed = await check_done(client, sessionId="s", message="Fixed it. All tests pass.")
+    assert backed["verdict"] == "verified", backed["message"]
+    assert backed["claims"] == [{"kind": "test", "quote": "All tests pass.", "backed": True}]
+
+
 async def test_session_defaults_to_the_initialization_session(client: AgentClient, repo: Path) -> None:
     await start(client, repo, name="hermes-harness", options={"agent": True, "sessionId": "init-session"})
     (repo / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
@@ -323,8 +336,9 @@ async def test_a_project_outside_the_workspace_folders_is_checked_directly(
         {"sessionId": 42},
         {"changedPaths": "src/calc.py"},
         {"changedPaths": [1, 2]},
+        {"message": ["All tests pass."]},
     ],
-    ids=["session-not-a-string", "paths-not-a-list", "paths-not-strings"],
+    ids=["session-not-a-string", "paths-not-a-list", "paths-not-strings", "message-not-a-string"],
 )
 async def test_malformed_check_done_params_are_rejected_clearly(
     client: AgentClient, repo: Path, params: dict[str, Any]

@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -543,6 +544,27 @@ async def hangs_without_stalling(lsp: Session, project: Path, never_answered: as
     result = await verify(lsp)
     assert result["evidence"]["status"] == "passed"
     await lsp.until_status(lambda status: status["status"] == "passed")
+
+
+async def test_an_edit_saved_right_after_initialized_is_flagged(lsp: Session, project: Path) -> None:
+    # An agent (or a Neovim that writes at once) starts the server on first touch and edits before the server has
+    # looked at the root: the edit must not be absorbed into what the server compares later edits with.
+    params = types.InitializeParams(
+        capabilities=lsp.capabilities,
+        client_info=types.ClientInfo(name="Neovim" if lsp.name == "neovim" else "Visual Studio Code"),
+        root_uri=project.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name=project.name)],
+    )
+    await lsp.client.initialize_session(params)  # sends `initialized`; nothing here waits for the first look
+    initialized_at = time.monotonic()
+    lsp.initialized = True
+    app = project / "src" / "app.py"
+    edit(app, "def answer():\n    return 43\n")
+    lsp.open(app)
+    lsp.save(app)
+    assert time.monotonic() - initialized_at < 0.05  # saved within 50 ms of `initialized`
+    await lsp.until_diagnostics(app, saved_and_stale)
+    assert "`src/app.py`" in only_diagnostic(lsp, app).message
 
 
 async def test_an_editor_ignore_setting_never_changes_what_a_terminal_receipt_is_bound_to(

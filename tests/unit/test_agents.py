@@ -19,6 +19,7 @@ from freshpass.evidence.agents import (
     run_line,
     scan_kind,
 )
+from freshpass.evidence.claims import Claim
 from freshpass.evidence.status import Status, build_status
 from freshpass.facts.model import VerifyCommand
 from freshpass.ledger.store import Evidence
@@ -68,6 +69,8 @@ class Case:
     left: int | None = None
     paths: tuple[str, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    claims: tuple[Claim, ...] = ()
+    backed: tuple[bool, ...] = ()  # per claim: did a fresh receipt back it
 
 
 CASES = [
@@ -247,6 +250,76 @@ CASES = [
         changed=("src/app.py",),
         says=("1 file changed",),
     ),
+    # ---- claims meet receipts (design §7.4) ----
+    Case(
+        "a test claim with no receipt at all, nothing changed: the claim alone nudges",
+        root_status(),
+        "nudge",
+        claims=(Claim("test", "All tests pass."),),
+        backed=(False,),
+        says=("You wrote “All tests pass.”, but no fresh passing full test run backs it.", "freshpass run -- uv run"),
+        never_says=("file changed",),
+        left=1,
+    ),
+    Case(
+        "a test claim after code changed: the nudge quotes it",
+        root_status(stale=(evidence(),), changed=("src/app.py",)),
+        "nudge",
+        claims=(Claim("test", "All tests pass."),),
+        backed=(False,),
+        says=("1 file changed (src/app.py). You wrote “All tests pass.”", "ran before these changes"),
+    ),
+    Case(
+        "a test claim backed by a fresh full pass passes silently",
+        root_status(evidence()),
+        "verified",
+        claims=(Claim("test", "All tests pass."),),
+        backed=(True,),
+        never_says=("You wrote",),
+    ),
+    Case(
+        "a generic claim (verified) is backed by what counts as done",
+        root_status(evidence()),
+        "verified",
+        claims=(Claim("check", "Everything is verified."),),
+        backed=(True,),
+    ),
+    Case(
+        "a test claim is not backed by a targeted pass",
+        root_status(evidence(scope="targeted", command="uv run pytest tests/test_a.py")),
+        "nudge",
+        claims=(Claim("test", "All tests pass."),),
+        backed=(False,),
+        says=("You wrote “All tests pass.”",),
+    ),
+    Case(
+        "a lint claim when only tests ran: names the lint command",
+        root_status(evidence()),
+        "nudge",
+        claims=(Claim("test", "Tests pass."), Claim("lint", "Lint is clean.")),
+        backed=(True, False),
+        says=(
+            "You wrote “Lint is clean.”, but no fresh passing full lint run backs it.",
+            "freshpass run -- ruff check",
+        ),
+        never_says=("“Tests pass.”", "uv run pytest`"),
+    ),
+    Case(
+        "a lint claim backed by a fresh lint pass",
+        root_status(evidence(), evidence(id=8, kind="lint", command="ruff check")),
+        "verified",
+        claims=(Claim("lint", "Lint is clean."),),
+        backed=(True,),
+    ),
+    Case(
+        "an unbacked claim after the budget is spent: exhausted, still quoted",
+        root_status(),
+        "exhausted",
+        used=2,
+        claims=(Claim("test", "All tests pass."),),
+        backed=(False,),
+        says=("You wrote “All tests pass.”", "not verified"),
+    ),
 ]
 
 
@@ -263,8 +336,10 @@ def test_decide(case: Case) -> None:
         ignore_prose=case.ignore_prose,
         covering_pass=case.covering,
         content_changed=case.content_changed,
+        claims=case.claims,
     )
     assert decision.verdict == case.verdict, decision.message
+    assert [claim["backed"] for claim in decision.claims] == list(case.backed)
     for text in case.says:
         assert text in decision.message
     for text in case.never_says:
@@ -274,7 +349,9 @@ def test_decide(case: Case) -> None:
     if case.paths is not None:
         assert decision.changed_paths == list(case.paths)
     payload = decision.to_json()
-    assert set(payload) == {"verdict", "message", "synthetic", "commands", "status", "nudgesLeft", "changedPaths"}
+    assert set(payload) == {
+        "verdict", "message", "synthetic", "commands", "status", "nudgesLeft", "changedPaths", "claims"
+    }  # fmt: skip
     assert payload["synthetic"] is (case.verdict in ("nudge", "exhausted"))
     assert payload["status"] == (case.status.to_json() if case.status is not None else None)
 
@@ -438,4 +515,5 @@ def test_decision_json_round_trip_shape() -> None:
         "status": status.to_json(),
         "nudgesLeft": 2,
         "changedPaths": [],
+        "claims": [],
     }

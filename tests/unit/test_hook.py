@@ -140,8 +140,8 @@ def test_outside_any_root_allows(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("stdin", "complaint"),
     [
-        ("", "not Claude Code hook JSON"),
-        ("this is not json", "not Claude Code hook JSON"),
+        ("", "not hook JSON"),
+        ("this is not json", "not hook JSON"),
         ("[1, 2]", "not a hook object"),
         ('{"session_id": "s"}', 'no "cwd"'),
         ('{"session_id": "s", "cwd": "/nonexistent/dir"}', "not a directory"),

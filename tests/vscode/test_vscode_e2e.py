@@ -168,6 +168,55 @@ def test_statuses_follow_edits_lens_runs_targeted_runs_and_the_terminal(
     workbench.page.keyboard.press("Escape")
 
 
+def test_testing_view_runs_the_approved_command_and_records_a_receipt(
+    workbench: Workbench, code_server: CodeServer, tmp_path: Path
+) -> None:
+    """What VS Code's agent sees: the nudge as a Warning (Copilot's `get_errors` reads Errors and Warnings from the
+    same diagnostics as the Problems panel), and the approved test command as a test in the Testing view, whose Run
+    profile is also what its `runTests` tool runs."""
+    project = make_project(tmp_path, "testing", code_server.env)
+    workbench.open_folder(project, trust=True)
+    workbench.open_file("calc.py")
+    status = workbench.status_item()
+    expect(status).to_have_text("⚠ unverified", timeout=SLOW)
+
+    workbench.append_line_and_save("# edited by an agent")
+    workbench.page.keyboard.press("Control+Shift+M")
+    problem = workbench.page.locator(".markers-panel .monaco-list-row", has_text="pytest -q").first
+    expect(problem).to_be_visible(timeout=SLOW)
+    expect(problem.locator(".codicon-warning")).to_have_count(1)
+    workbench.run_command("View: Toggle Panel Visibility")
+
+    workbench.run_command("View: Show Testing")
+    test = workbench.page.locator(".test-explorer .monaco-list-row", has_text="pytest -q")
+    expect(test).to_have_count(1, timeout=SLOW)
+    expect(test).to_contain_text("testing")  # the root it belongs to
+    assert receipts(code_server, project) == []
+
+    workbench.run_command("Test: Run All Tests")
+    expect(status).to_have_text("✓ full", timeout=SLOW)
+    expect(test.locator(".codicon-testing-passed-icon")).to_be_visible(timeout=SLOW)
+    expect(workbench.lens(re.compile(r"^✓ full · pytest -q"))).to_be_visible(timeout=SLOW)
+    workbench.screenshot("testing")
+    [receipt] = receipts(code_server, project)
+    assert (receipt["command"], receipt["scope"], receipt["status"], receipt["actor"]) == (
+        "pytest -q",
+        "full",
+        "passed",
+        "editor",
+    )
+
+    # A failing test: the Testing view says failed, with the runner's own summary in the message.
+    (project / "tests" / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 5\n"
+    )
+    expect(status).to_have_text("⚠ unverified", timeout=SLOW)
+    workbench.run_command("Test: Run All Tests")
+    expect(status).to_have_text("✗ failed", timeout=SLOW)
+    expect(test.locator(".codicon-testing-failed-icon")).to_be_visible(timeout=SLOW)
+    assert [r["status"] for r in receipts(code_server, project)] == ["failed", "passed"]
+
+
 def test_untrusted_workspace_shows_status_and_runs_nothing_until_trusted(
     workbench: Workbench, code_server: CodeServer, tmp_path: Path
 ) -> None:

@@ -1,9 +1,12 @@
 /**
  * The VS Code client of the freshpass language server. It stays thin: the server computes statuses, lenses and
  * diagnostics and runs verify commands; this client starts the server, shows one status bar item per active root,
- * streams verify output, forwards terminal runs as evidence, and keeps untrusted workspaces from running anything.
+ * lists each root's test check in the Testing view (where the chat agent's `runTests` tool finds it too), streams
+ * verify output, forwards terminal runs as evidence, and keeps untrusted workspaces from running anything.
  */
+import * as fs from "node:fs";
 import * as os from "node:os";
+import * as path from "node:path";
 import * as vscode from "vscode";
 import {
   ExecuteCommandRequest,
@@ -37,6 +40,7 @@ import {
 } from "./settings";
 import { describeStatus } from "./status";
 import { type Confidence, OutputTail, plainTerminalText, recordRunDecision } from "./terminal";
+import { runOutcome, terminalText, testEntry } from "./testing";
 
 const SHOW_LOGS = "Show logs";
 const OPEN_SETTINGS = "Open settings";
@@ -77,6 +81,7 @@ class FreshpassExtension implements vscode.Disposable {
   /** Live output of verify runs (`freshpass/output`). */
   private readonly verifyOutput = vscode.window.createOutputChannel("freshpass: verify output");
   private readonly statusBar = new RootStatusBar();
+  private readonly tests: TestingView;
   // The extension host's PID tells windows apart where env.sessionId does not (code-server gives every window the same).
   private readonly sessionId = `vscode:${vscode.env.sessionId}:${process.pid}`;
   private readonly disposables: vscode.Disposable[] = [];
@@ -88,10 +93,17 @@ class FreshpassExtension implements vscode.Disposable {
 
   constructor() {
     const terminalEvidence = new TerminalEvidence(this.log, (params) => this.recordRun(params));
+    this.tests = new TestingView(
+      this.log,
+      () => this.runningClient(),
+      (status) => this.statusBar.update(status),
+      () => this.refreshStatuses(),
+    );
     this.disposables.push(
       this.log,
       this.verifyOutput,
       this.statusBar,
+      this.tests,
       terminalEvidence,
       vscode.commands.registerCommand(CLIENT_COMMANDS.verifyTargeted, (uri?: vscode.Uri) => this.verifyTargeted(uri)),
       vscode.commands.registerCommand(CLIENT_COMMANDS.showReceipts, () => this.showReceipts()),
@@ -214,7 +226,7 @@ class FreshpassExtension implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("freshpass", "freshpass", serverOptions, clientOptions);
-    client.onNotification(METHODS.statusChanged, (status: RootStatus) => this.statusBar.update(status));
+    client.onNotification(METHODS.statusChanged, (status: RootStatus) => this.showStatus(status));
     client.onNotification(METHODS.output, (params: OutputParams) => this.appendVerifyOutput(params));
     client.onDidChangeState((change) => {
       // Hides the server's commands from the palette while there is no server to run them.
@@ -222,6 +234,7 @@ class FreshpassExtension implements vscode.Disposable {
       if (change.newState === State.Stopped) {
         // Statuses are only live while the server runs; a stale ✓ would be worse than none.
         this.statusBar.clear();
+        this.tests.clear();
       }
     });
     this.client = client;
@@ -271,6 +284,7 @@ class FreshpassExtension implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     this.statusBar.clear();
+    this.tests.clear();
     if (client) {
       try {
         await client.dispose(5000);
@@ -327,13 +341,18 @@ class FreshpassExtension implements vscode.Disposable {
       .filter((uri) => uri.scheme === "file");
     const targets =
       fileUris.length > 0 ? fileUris : (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri);
+    // The workspace folders' roots are asked for too, so the Testing view lists them before any file is open.
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri);
     const roots = new Set<string>();
-    for (const uri of new Set(targets.map((target) => target.toString()))) {
+    const visible = new Set(targets.map((target) => target.toString()));
+    for (const uri of new Set([...visible, ...folders.map((folder) => folder.toString())])) {
       try {
         const status = await client.sendRequest<RootStatus | null>(METHODS.status, { uri });
         if (status?.root) {
-          this.statusBar.update(status);
-          roots.add(status.root);
+          this.showStatus(status);
+          if (visible.has(uri)) {
+            roots.add(status.root);
+          }
         }
       } catch (error) {
         // A file outside every root has no status; that is not worth a notification.
@@ -345,7 +364,13 @@ class FreshpassExtension implements vscode.Disposable {
     }
   }
 
+  private showStatus(status: RootStatus): void {
+    this.statusBar.update(status);
+    this.tests.update(status);
+  }
+
   private appendVerifyOutput(params: OutputParams): void {
+    this.tests.output(params);
     const runId = String(params.runId);
     if (runId !== this.lastRunId) {
       this.lastRunId = runId;
@@ -526,6 +551,146 @@ class RootStatusBar implements vscode.Disposable {
       item.accessibilityInformation = { label: `freshpass ${display.state}: ${root}` };
       item.show();
     }
+  }
+}
+
+/**
+ * The Testing view: one test item per root that declares a test check (its label is the command), run through the
+ * server's `freshpass.verify` — the same run, receipt and status as a lens click. The Run profile is what VS Code's
+ * Testing view and the chat agent's `runTests` tool run.
+ */
+class TestingView implements vscode.Disposable {
+  private readonly controller = vscode.tests.createTestController("freshpass", "freshpass");
+  /** Root → the run and item its `freshpass/output` goes to while it runs. */
+  private readonly active = new Map<string, { run: vscode.TestRun; item: vscode.TestItem }>();
+
+  constructor(
+    private readonly log: vscode.OutputChannel,
+    private readonly client: () => LanguageClient | undefined,
+    private readonly onStatus: (status: RootStatus) => void,
+    private readonly refresh: () => Promise<void>,
+  ) {
+    this.controller.createRunProfile(
+      "Run with freshpass",
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.run(request, token),
+      true,
+    );
+    // The Testing view asks for its items when it is first shown.
+    this.controller.resolveHandler = async (item) => {
+      if (!item) {
+        await this.refresh();
+      }
+    };
+  }
+
+  update(status: RootStatus): void {
+    const entry = testEntry(status);
+    if (!entry) {
+      this.controller.items.delete(status.root);
+      return;
+    }
+    const file = entry.declaredIn ? path.join(entry.root, entry.declaredIn) : undefined;
+    const uri = vscode.Uri.file(file && isFile(file) ? file : entry.root);
+    let item = this.controller.items.get(entry.id);
+    if (!item || item.uri?.fsPath !== uri.fsPath) {
+      item = this.controller.createTestItem(entry.id, entry.label, uri);
+      this.controller.items.add(item);
+    }
+    item.label = entry.label;
+    item.description = entry.description;
+  }
+
+  clear(): void {
+    this.controller.items.replace([]);
+  }
+
+  output(params: OutputParams): void {
+    const active = this.active.get(params.root);
+    active?.run.appendOutput(terminalText(params.text), undefined, active.item);
+  }
+
+  dispose(): void {
+    this.controller.dispose();
+  }
+
+  private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    const items: vscode.TestItem[] = [];
+    if (request.include) {
+      items.push(...request.include);
+    } else {
+      this.controller.items.forEach((item) => items.push(item));
+    }
+    const excluded = new Set((request.exclude ?? []).map((item) => item.id));
+    const run = this.controller.createTestRun(request);
+    try {
+      for (const item of items.filter((candidate) => !excluded.has(candidate.id))) {
+        if (token.isCancellationRequested) {
+          run.skipped(item);
+          continue;
+        }
+        await this.runItem(run, item, token);
+      }
+    } finally {
+      run.end();
+    }
+  }
+
+  private async runItem(run: vscode.TestRun, item: vscode.TestItem, token: vscode.CancellationToken): Promise<void> {
+    const root = item.id;
+    if (!vscode.workspace.isTrusted) {
+      run.errored(
+        item,
+        new vscode.TestMessage("This workspace is not trusted, so freshpass runs none of its commands."),
+      );
+      return;
+    }
+    const client = this.client();
+    if (!client) {
+      run.errored(item, new vscode.TestMessage("The freshpass language server is not running."));
+      return;
+    }
+    run.started(item);
+    this.active.set(root, { run, item });
+    const cancel = token.onCancellationRequested(() => {
+      void client
+        .sendRequest(ExecuteCommandRequest.type, { command: SERVER_COMMANDS.cancel, arguments: [{ root }] })
+        .catch((error: unknown) => this.log.appendLine(`Testing: cancelling ${root}: ${errorText(error)}`));
+    });
+    let result: VerifyResult | null;
+    try {
+      const argument: VerifyArguments = { root, kind: "test" };
+      result = (await client.sendRequest(ExecuteCommandRequest.type, {
+        command: SERVER_COMMANDS.verify,
+        arguments: [argument],
+      })) as VerifyResult | null;
+    } catch (error) {
+      run.errored(item, new vscode.TestMessage(`freshpass did not run the check: ${errorText(error)}`));
+      return;
+    } finally {
+      cancel.dispose();
+      this.active.delete(root);
+    }
+    if (result?.status?.root) {
+      this.onStatus(result.status);
+    }
+    const outcome = runOutcome(result);
+    const message = new vscode.TestMessage(outcome.message ?? "");
+    if (outcome.state === "passed") {
+      run.passed(item, outcome.durationMs);
+    } else if (outcome.state === "failed") {
+      run.failed(item, message, outcome.durationMs);
+    } else {
+      run.errored(item, message, outcome.durationMs);
+    }
+  }
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
   }
 }
 

@@ -45,6 +45,8 @@ export interface Evidence {
   duration?: number | null;
   session?: string | null;
   tests?: TestCounts | null;
+  /** The bounded output summary: its first and last characters. */
+  output?: { head?: string; tail?: string; omitted?: number } | null;
   /** Who ran a shared receipt that counts here (design §4.6). */
   shared?: Provenance | null;
 }
@@ -126,7 +128,9 @@ export interface VerifyArguments {
 export interface VerifyResult {
   evidence?: Evidence | null;
   status?: RootStatus | null;
+  recorded?: boolean;
   exitCode?: number | null;
+  runId?: string;
   /** What a person should read besides the receipt, e.g. which program was not found and what fixes it. */
   message?: string | null;
 }

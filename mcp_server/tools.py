@@ -1,0 +1,232 @@
+"""The MCP server's tools (design §7.3): what an agent asks freshpass over MCP, answered from the evidence core.
+
+Each tool is a plain async function with typed arguments and a `TypedDict` result, so the official SDK derives the
+input schema and returns structured content; `serve.py` registers them. Problems an agent can act on (a path under
+no project, a command that is no check) raise `ToolProblem` with one actionable sentence, which the SDK returns as
+a tool error; nothing here raises for a failing check — a failure is a result.
+
+`run` runs only what the agent asked for and only a check: the project's primary done command, or a command line
+that classifies as a recognised check (design §3). It runs through the shared runner (one process group, torn down
+on timeout or cancellation), and its receipt is bound to the content before the run, stale at record if the
+content changed while it ran — exactly as `freshpass run`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from freshpass.evidence import settings_defaults as defaults
+
+# pydantic (under the SDK) builds the output schema of a nested TypedDict only from typing_extensions' on Python < 3.12.
+from typing_extensions import TypedDict
+
+SESSION_ENV = "FRESHPASS_SESSION"
+DEFAULT_TIMEOUT = 600.0  # seconds a `run` may take unless the agent asks for more
+MAX_TIMEOUT = defaults.VERIFY_TIMEOUT  # the verify setting's default: the longest any one run may take
+OUTPUT_TAIL = 4000  # characters of output a `run` returns
+MAX_RECEIPTS = 100
+VIA = {"via": "mcp run"}  # how a receipt came to be, in its details
+
+
+class ToolProblem(Exception):
+    """A request the tool cannot serve, with what to do instead (returned to the agent as a tool error)."""
+
+
+class StatusResult(TypedDict):
+    root: str
+    status: str  # passed | failed | stale | unverified
+    scope: str | None
+    kinds: dict[str, Any]
+    evidence: dict[str, Any] | None
+    changed_paths: list[str]
+    verify_commands: list[dict[str, Any]]
+
+
+class ClaimResult(TypedDict):
+    kind: str
+    quote: str
+    backed: bool
+
+
+class CheckDoneResult(TypedDict):
+    verdict: str  # verified | nudge | exhausted | not_applicable
+    message: str
+    synthetic: bool
+    commands: list[dict[str, str]]
+    nudgesLeft: int
+    changedPaths: list[str]
+    claims: list[ClaimResult]
+
+
+class Counts(TypedDict):
+    passed: int
+    failed: int
+    skipped: int
+
+
+class RunResult(TypedDict):
+    command: str
+    cwd: str
+    exit_code: int
+    status: str  # passed | failed | not recorded
+    recorded: bool
+    reason: str | None
+    timed_out: bool
+    receipts: list[dict[str, Any]]
+    tests: Counts | None
+    output_tail: str
+
+
+class ReceiptsResult(TypedDict):
+    root: str
+    receipts: list[dict[str, Any]]
+
+
+def session_of(given: str = "") -> str:
+    """Whose budget and receipts: the tool's `session` argument, else `$FRESHPASS_SESSION` (set in the client's
+    server config), else one per server process."""
+    return given.strip() or os.environ.get(SESSION_ENV, "").strip() or f"mcp:{os.getpid()}"
+
+
+def resolve(path: str, default_root: Path) -> tuple[Path, Path]:
+    """(root, package root) holding `path` (relative paths are taken from `default_root`)."""
+    from freshpass.facts.roots import find_package_root, find_root
+
+    target = Path(path).expanduser() if path else default_root
+    if not target.is_absolute():
+        target = default_root / target
+    if not target.exists():
+        raise ToolProblem(f"{target} does not exist: pass `path` as a directory or file of the project")
+    root = find_root(target.resolve())
+    if root is None:
+        raise ToolProblem(f"{target} is not inside a project (no git repository or manifest above it)")
+    return root, find_package_root(target.resolve(), root)
+
+
+async def _facts(root: Path) -> Any:
+    from freshpass.evidence.detection import Unavailable, detect_bounded
+    from freshpass.facts.model import ProjectFacts
+
+    try:
+        return await detect_bounded(root)
+    except Unavailable:
+        return ProjectFacts(root=str(root))
+
+
+async def status(path: str, default_root: Path) -> StatusResult:
+    from freshpass.evidence.status import root_status
+    from freshpass.ledger.store import Ledger
+
+    _root, package = resolve(path, default_root)
+    facts = await _facts(package)
+    async with await Ledger.open(read_only=True) as ledger:
+        found = (await root_status(ledger, str(package), facts)).to_json()
+    return StatusResult(**{key: found[key] for key in StatusResult.__annotations__})  # type: ignore[typeddict-item]
+
+
+async def check_done(
+    path: str, default_root: Path, *, session: str = "", changed_paths: Sequence[str] = (), message: str = ""
+) -> CheckDoneResult:
+    from freshpass.evidence.agents import DoneRules, evaluate
+    from freshpass.evidence.claims import find_claims
+    from freshpass.ledger.store import Ledger
+
+    _root, package = resolve(path, default_root)
+    async with await Ledger.open() as ledger:
+        decision = await evaluate(
+            ledger,
+            package,
+            session=session_of(session),
+            rules=DoneRules(),
+            changed_paths=list(changed_paths),
+            claims=find_claims(message),
+        )
+    answer = decision.to_json()
+    return CheckDoneResult(**{key: answer[key] for key in CheckDoneResult.__annotations__})  # type: ignore[typeddict-item]
+
+
+async def receipts(path: str, default_root: Path, *, limit: int = 10) -> ReceiptsResult:
+    from freshpass.ledger.store import Ledger
+
+    _root, package = resolve(path, default_root)
+    async with await Ledger.open(read_only=True) as ledger:
+        events = await ledger.events(str(package), max(1, min(limit, MAX_RECEIPTS)))
+    return ReceiptsResult(root=str(package), receipts=[event.to_json() for event in events])
+
+
+def _primary(facts: Any, package: Path) -> tuple[str, Path]:
+    """The command `run` runs when none is given: the first approved command of a done kind (test first)."""
+    rules_kinds = defaults.DONE_KINDS
+    for kind in rules_kinds:
+        for command in facts.verify_commands:
+            if command.kind == kind:
+                return command.command, Path(os.path.normpath(package / (command.cwd or ".")))
+    raise ToolProblem(
+        f"{package} declares no {'/'.join(rules_kinds)} command (see `freshpass facts`): pass `command`, or tell "
+        "the user how you checked the change"
+    )
+
+
+async def run(
+    path: str, default_root: Path, *, command: str = "", timeout: float = DEFAULT_TIMEOUT, session: str = ""
+) -> RunResult:
+    from freshpass.evidence.receipts import Actor, Finished
+    from freshpass.evidence.recording import plan_run, read_contents, record_receipts
+    from freshpass.facts.classify import classify
+    from freshpass.ledger.store import Ledger
+    from freshpass.runner.process import run_shell
+
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise ToolProblem(f"timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds, got {timeout:g}")
+    _root, package = resolve(path, default_root)
+    if command.strip():
+        line, cwd = command.strip(), package
+    else:
+        line, cwd = _primary(await _facts(package), package)
+    plan = await plan_run(line, cwd)
+    if plan.unreadable:
+        raise ToolProblem(f"the project's declared checks could not be read ({plan.unreadable}); nothing was run")
+    if not plan.evidence_roots:
+        reason = classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0).reason
+        raise ToolProblem(
+            f"`{line}` is not a check freshpass can record ({reason or 'not a recognised check'}); `run` runs only "
+            "the project's checks — run anything else with your own shell tool"
+        )
+    before, problems = await read_contents(plan.evidence_roots, plan.rules)
+    result = await run_shell(line, cwd, timeout=timeout, env={**os.environ, "FRESHPASS_ACTOR": "agent"})
+    after, _ = await read_contents(plan.evidence_roots, plan.rules)
+    output = result.output.text()
+    outcome = classify(
+        line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=result.exit_code, output=output
+    )
+    finished = Finished(
+        line, str(cwd), result.exit_code, output, result.output.omitted, result.started_at, result.finished_at
+    )
+    recorded: list[Any] = []
+    reason = outcome.reason
+    if result.timed_out:
+        reason = f"timed out after {timeout:g} s; its process group was stopped"
+    elif result.error:
+        reason = result.error
+    if outcome.matches and before and not result.timed_out:
+        actor = Actor("agent", session_of(session))
+        async with await Ledger.open() as ledger:
+            recorded = await record_receipts(ledger, plan, outcome, finished, actor, before, after, details=VIA)
+    if not recorded and not reason:
+        reason = "; ".join(problems) or "nothing to record"
+    first = recorded[0].to_json() if recorded else None
+    return RunResult(
+        command=line,
+        cwd=str(cwd),
+        exit_code=result.exit_code,
+        status=first["status"] if first else "not recorded",
+        recorded=bool(recorded),
+        reason=reason if not recorded else None,
+        timed_out=result.timed_out,
+        receipts=[evidence.to_json() for evidence in recorded],
+        tests=first["tests"] if first else None,
+        output_tail=output[-OUTPUT_TAIL:],
+    )
