@@ -38,7 +38,7 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
     settings = server.settings
     rules = DoneRules(budget=settings.nudge_budget, kinds=tuple(settings.done_kinds), scope=settings.done_scope)
 
-    root = server.find_root(root=params.get("root"), uri=params.get("uri"))
+    root = await server.resolve_root(root=params.get("root"), uri=params.get("uri"))
     if root is not None:
         await root.refreshed.wait()
         await server.tracker.settle(root)  # edits the server already heard of are in the status it compares with

@@ -270,6 +270,17 @@ class FreshpassServer(LanguageServer):
         await self.fan_out("on_root_added", state)
         self.tracker.request_refresh(state, delay=0)
 
+    async def resolve_root(self, *, root: Any = None, uri: Any = None) -> RootState | None:
+        """`find_root` for a request's `{root}` or `{uri}`, after giving the package it names its own root: a
+        status, a verify or a done-check asked for a package directory is the package's, as in the terminal."""
+        asked = uri or root
+        if isinstance(asked, str) and asked:
+            if asked.startswith("file:"):
+                await self.enter(asked)
+            elif Path(asked).is_absolute():
+                await self.enter((Path(asked) / "_").as_uri())  # a name inside the directory: its package
+        return self.find_root(root=root, uri=uri)
+
     def root_for_uri(self, uri: str) -> RootState | None:
         path = uri_to_path(uri)
         return None if path is None else self.root_for_path(path)
@@ -789,13 +800,7 @@ def _register_handlers(server: FreshpassServer) -> None:
         args = plain(params) or {}
         if not isinstance(args, Mapping):
             raise JsonRpcInvalidParams("freshpass/status expects {uri} or {root}")
-        asked = args.get("uri") or args.get("root")
-        if isinstance(asked, str) and asked:  # a file or directory in a package: the package's own status
-            if asked.startswith("file:"):
-                await ls.enter(asked)
-            elif Path(asked).is_absolute():
-                await ls.enter((Path(asked) / "_").as_uri())  # a name inside the directory: its package
-        root = ls.find_root(root=args.get("root"), uri=args.get("uri"))
+        root = await ls.resolve_root(root=args.get("root"), uri=args.get("uri"))
         if root is None:
             raise JsonRpcException(message="no freshpass root holds that uri/root", code=LSP_REQUEST_FAILED)
         await _first_refresh(root)

@@ -107,8 +107,8 @@ class VerifyFeature(Feature):
 
     # ---- planning ------------------------------------------------------------------------------------------------
 
-    def _root(self, args: Mapping[str, Any]) -> RootState:
-        root = self.server.find_root(root=args.get("root"), uri=args.get("uri"))
+    async def _root(self, args: Mapping[str, Any]) -> RootState:
+        root = await self.server.resolve_root(root=args.get("root"), uri=args.get("uri"))
         if root is None:
             where = args.get("root") or args.get("uri")
             raise request_failed(f"no freshpass root holds {where}" if where else "no workspace root is open")
@@ -150,7 +150,7 @@ class VerifyFeature(Feature):
 
     async def verify(self, *arguments: Any) -> dict[str, Any]:
         args = first_argument(arguments)
-        root = self._root(args)
+        root = await self._root(args)
         if not self.server.trusted:
             raise request_failed(
                 f"{root.path} is not a trusted workspace: freshpass runs nothing there (trust it to verify)"
@@ -283,7 +283,7 @@ class VerifyFeature(Feature):
 
     async def receipts(self, *arguments: Any) -> dict[str, Any]:
         args = first_argument(arguments)
-        root = self._root(args)
+        root = await self._root(args)
         limit = args.get("limit", 50)
         if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
             raise JsonRpcInvalidParams("`limit` must be a positive whole number")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import Session, git
+from tests.e2e.conftest import Session, as_json, git
 
 pytestmark = pytest.mark.e2e
 
@@ -86,3 +86,14 @@ async def test_a_terminal_run_in_a_package_shows_on_that_package_s_files_only(ls
     await lsp.until_diagnostics(calc, lambda d: len(d) == 1 and d[0].code == "stale")
     assert "pytest" in lsp.diagnostics(calc)[0].message  # the package's own check, not the workspace root's
     assert lsp.diagnostics(app) == []
+
+
+async def test_a_verify_asked_for_a_package_runs_the_package_s_check(lsp: Session, tmp_path: Path) -> None:
+    root = monorepo(tmp_path / "repo")
+    backend = root / "backend"
+    await lsp.initialize(root)  # no backend file opened: the request alone names the package
+    result = as_json(await lsp.execute("freshpass.verify", {"root": str(backend)}))
+    assert result["evidence"]["status"] == "passed", result
+    assert result["status"]["root"] == str(backend) and result["status"]["scope"] == "full"
+    code, output = await freshpass(root, "status", "--json", str(backend))
+    assert code == 0 and json.loads(output)["root"] == str(backend), output
