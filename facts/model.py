@@ -18,6 +18,20 @@ KINDS: tuple[Kind, ...] = ("test", "lint", "typecheck", "build", "check")
 Origin = Literal["explicit", "local", "docs", "tool", "convention", "ci"]
 ORIGINS: tuple[Origin, ...] = ("explicit", "local", "docs", "tool", "convention", "ci")
 
+# Why a check was chosen, as people read it (strongest first): the project configured it for freshpass; the
+# contributor documents spell it out; the project's own entry point declares it; the ecosystem's convention; a CI
+# step. Every door shows it; a choice that rests on `convention` or `ci`, or is ambiguous, is one to confirm.
+Basis = Literal["configured", "documented", "declared", "convention", "ci"]
+BASES: tuple[Basis, ...] = ("configured", "documented", "declared", "convention", "ci")
+_BASIS_OF_ORIGIN: dict[str, Basis] = {
+    "explicit": "configured",
+    "docs": "documented",
+    "local": "declared",
+    "tool": "declared",
+    "convention": "convention",
+    "ci": "ci",
+}
+
 
 @dataclass(frozen=True)
 class VerifyCommand:
@@ -45,6 +59,11 @@ class VerifyCommand:
     def spellings(self) -> tuple[str, ...]:
         return (self.command, *self.equivalents)
 
+    @property
+    def basis(self) -> Basis:
+        """Why this check was chosen (`configured`, `documented`, `declared`, `convention`, `ci`)."""
+        return _BASIS_OF_ORIGIN.get(self.origin, "declared")
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "command": self.command,
@@ -52,6 +71,7 @@ class VerifyCommand:
             "cwd": self.cwd,
             "source": self.source,
             "origin": self.origin,
+            "basis": self.basis,
         }
         if self.equivalents:
             data["equivalents"] = list(self.equivalents)
@@ -164,6 +184,9 @@ class ProjectFacts:
     ignore_prose: bool = True  # [tool.freshpass] ignore_prose: prose files never make evidence stale
     set_aside: list[SetAside] = field(default_factory=list)
     shared_trust: SharedTrust = field(default_factory=SharedTrust)  # [tool.freshpass.shared]
+    # Kinds whose primary is a close call between candidates of similar strength (two documented commands, two
+    # declared entry points, no document to break the tie): the editors and `freshpass facts --choose` ask once.
+    ambiguous: tuple[str, ...] = ()
     # What detection looked at, present or absent (relative paths), and the directories whose entries it read: a
     # change to any of them can change the facts (design §6); not part of the JSON.
     inputs: frozenset[str] = frozenset()
@@ -186,7 +209,15 @@ class ProjectFacts:
             "context_files": list(self.context_files),
             "recipe": self.recipe,
             "problems": [p.to_json() for p in self.problems],
+            "ambiguous": list(self.ambiguous),
         }
+
+    def needs_choice(self, kind: str) -> bool:
+        """Should a person confirm the check of `kind` once: ambiguous, or resting only on convention or CI?"""
+        primary = self.primary(kind)
+        if primary is None:
+            return False
+        return kind in self.ambiguous or primary.basis in ("convention", "ci")
 
     def commands_of_kind(self, kind: str) -> list[VerifyCommand]:
         return [c for c in self.verify_commands if c.kind == kind]

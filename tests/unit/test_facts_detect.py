@@ -581,6 +581,7 @@ def test_cli_no_root(tmp_path: Path) -> None:
         "context_files": [],
         "recipe": None,
         "problems": [],
+        "ambiguous": [],
     }
     human = run_cli("facts", str(tmp_path / "loose"))
     assert "not inside a project" in human.stdout

@@ -83,6 +83,7 @@ def test_cli_json_is_the_same_as_in_process(name: str, tmp_path: Path) -> None:
         "context_files",
         "recipe",
         "problems",
+        "ambiguous",
     }
     actual, expected = _comparable(data), _expected(name)
     problems = actual.pop("problems")

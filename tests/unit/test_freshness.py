@@ -67,7 +67,7 @@ async def test_no_evidence_is_unverified(repo: Path) -> None:
     assert status["status"] == "unverified"
     assert status["evidence"] is None and status["scope"] is None and status["kinds"] == {}
     assert status["verify_commands"] == [
-        {"command": "pytest", "kind": "test", "cwd": ".", "source": "pyproject.toml", "origin": "local"}
+        {"command": "pytest", "kind": "test", "cwd": ".", "source": "pyproject.toml", "origin": "local", "basis": "declared"}
     ]
 
 

@@ -68,3 +68,4 @@
 --- @field cwd string
 --- @field source string
 --- @field origin string
+--- @field basis 'configured'|'documented'|'declared'|'convention'|'ci' why it was chosen
