@@ -67,7 +67,14 @@ async def test_no_evidence_is_unverified(repo: Path) -> None:
     assert status["status"] == "unverified"
     assert status["evidence"] is None and status["scope"] is None and status["kinds"] == {}
     assert status["verify_commands"] == [
-        {"command": "pytest", "kind": "test", "cwd": ".", "source": "pyproject.toml", "origin": "local", "basis": "declared"}
+        {
+            "command": "pytest",
+            "kind": "test",
+            "cwd": ".",
+            "source": "pyproject.toml",
+            "origin": "local",
+            "basis": "declared",
+        }
     ]
 
 
