@@ -55,7 +55,21 @@ SCOPES = ("full", "targeted")
 TARGETS = {"primary_test": 0.95, "other_kinds": 0.90, "lines": 0.95, "destructive": 0}
 
 # Tokens that turn a writer into a check (`ruff format --check`, `cargo publish --dry-run`, `pint --test`).
-CHECK_FLAGS = frozenset({"--check", "--dry-run", "--diff", "--list-different", "--no-fix", "--test"})
+CHECK_FLAGS = frozenset(
+    {
+        "--check",
+        "--dry-run",
+        "--diff",
+        "--list-different",
+        "--no-fix",
+        "--test",
+        "--set-exit-if-changed",
+        "--output=none",
+    }
+)
+# Options whose value names a build configuration (`dotnet build -c Release`, `cmake --build build --config
+# Release`): the value is not a verb, so "Release" there is no release.
+CONFIG_OPTIONS = frozenset({"-c", "--configuration", "--config", "-C"})
 # `<tool> install` installs; `python -m pip install`, `uv pip install` and `./mvnw install` included.
 PACKAGE_MANAGERS = frozenset(
     {
@@ -319,7 +333,7 @@ def writer_reason(command: str, destructive: list[str]) -> str | None:
         return None
     program = inner or tokens
     for index, token in enumerate(program):
-        if token.startswith("-"):
+        if token.startswith("-") or (index and program[index - 1] in CONFIG_OPTIONS):
             continue
         # a path is looked at only as the program run (`./deploy.sh`, `python scripts/release.py`), not as an
         # argument (`pytest tests/test_release.py`)
