@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from freshpass.facts.classify import Classification, Match
-from freshpass.facts.tools import parse_test_counts
-from freshpass.ledger.store import EvidenceDraft, Observed
+if TYPE_CHECKING:  # imported where used: `freshpass run` of a command that is no check never needs them
+    from freshpass.facts.classify import Classification, Match
+    from freshpass.ledger.store import EvidenceDraft, Observed
 
 ActorKind = Literal["terminal", "editor", "agent", "ci"]
 ACTORS: tuple[ActorKind, ...] = ("terminal", "editor", "agent", "ci")
@@ -89,6 +89,9 @@ def receipt(
     count_tests: bool = False,
     observed: Observed = "watched",
 ) -> EvidenceDraft:
+    from freshpass.facts.tools import parse_test_counts
+    from freshpass.ledger.store import EvidenceDraft
+
     """The one constructor of a receipt draft. `count_tests`: read test counts from the output (a test run);
     `observed`: how freshpass knows of the run (`freshpass.ledger.store.OBSERVED`)."""
     draft = EvidenceDraft(

@@ -70,6 +70,7 @@ class RunPlan:
     facts: ProjectFacts | None = None
     evidence_roots: dict[str, Path] = field(default_factory=dict)  # roots whose content is read before the run
     unreadable: str | None = None  # why the project's facts could not be read (then nothing is recorded)
+    no_check: str | None = None  # the line cannot be a check (`freshpass.facts.quick`): nothing to read or record
 
     @property
     def rules(self) -> ContentRules:
@@ -81,6 +82,8 @@ class RunPlan:
     @property
     def not_recordable(self) -> str | None:
         """Why nothing this plan runs can be recorded, or None."""
+        if self.no_check:
+            return self.no_check
         if self.package_root is None:
             return f"{self.cwd} is not inside a project (no git repository or manifest found above it)"
         if self.unreadable:
@@ -341,7 +344,7 @@ async def run_check(
     try:
         early: asyncio.Future[ContentSnapshot] | None = None
         if plan is None:
-            plan, early = await _plan_with_early_content(cwd, interrupt)
+            plan, early = await _plan_with_early_content(line, cwd, interrupt)
         if on_plan is not None:
             on_plan(plan)
         before: dict[str, ContentSnapshot] = {}
@@ -449,16 +452,20 @@ def _classify(line: str, plan: RunPlan, exit_code: int | None, output: str) -> C
 
 
 async def _plan_with_early_content(
-    cwd: Path, interrupt: asyncio.Event | None
+    line: str, cwd: Path, interrupt: asyncio.Event | None
 ) -> tuple[RunPlan, asyncio.Future[ContentSnapshot] | None]:
     """The plan, with the package root's content read (under the default rules) while the facts are detected: git
-    works on the other core, and the default rules are nearly always the project's."""
+    works on the other core, and the default rules are nearly always the project's. A line that cannot be a check
+    (`freshpass.facts.quick`) needs neither: only its root, for the run environment."""
     from freshpass.evidence.detection import in_thread
+    from freshpass.facts.quick import could_be_check, not_a_check
     from freshpass.facts.roots import find_package_root, find_root
 
     root = find_root(cwd)
     if root is None:
         return RunPlan(cwd=cwd), None
+    if not could_be_check(line):
+        return RunPlan(cwd=cwd, root=root, no_check=not_a_check(line)), None
     package_root = find_package_root(cwd, root)
     from freshpass.ledger.content import snapshot
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from freshpass.commands import UsageError
 from freshpass.evidence import settings_defaults as defaults
+from freshpass.fastentry import MAX_PAYLOAD, taken
 from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
@@ -44,7 +45,6 @@ SESSION_ENV = "FRESHPASS_SESSION"
 DEFAULT_CHECK_SESSION = "hook-check"
 KIND_CHOICES = ("test", "lint", "typecheck", "build", "check")
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})  # Claude Code tools that change files
-MAX_PAYLOAD = 32 * 1024 * 1024  # bytes of hook JSON read from stdin; more is not a hook payload
 STOP_ADAPTERS = {"claude-stop": "claude-code", "codex-stop": "codex"}
 
 
@@ -211,8 +211,9 @@ def edited_in_transcript(transcript: Path) -> list[str]:
     return list(paths)
 
 
-def _read_payload(raw: bytes | None = None) -> tuple[Any, str]:
-    """The hook JSON on stdin (or already read from it by the fast entry point), or (None, why not)."""
+def _read_payload() -> tuple[Any, str]:
+    """The hook JSON on stdin (or what the fast path already read of it), or (None, why not)."""
+    raw = taken()
     if raw is None:
         raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
     if len(raw) > MAX_PAYLOAD:
@@ -273,7 +274,7 @@ def _record(args: argparse.Namespace) -> int:
     from freshpass.evidence.hooks import Recorded, Skip, record_hook_run, reported_run
     from freshpass.ledger.store import LedgerError
 
-    payload, problem = _read_payload(getattr(args, "payload", None))
+    payload, problem = _read_payload()
     run = reported_run(payload) if not problem else Skip(problem)
     outcome: Recorded
     if isinstance(run, Skip):
@@ -297,7 +298,7 @@ def _pre(args: argparse.Namespace) -> int:
 
     from freshpass.evidence.hooks import Skip, keep_start, tool_call_start
 
-    payload, problem = _read_payload(getattr(args, "payload", None))
+    payload, problem = _read_payload()
     start = tool_call_start(payload) if not problem else Skip(problem)
     if isinstance(start, Skip):
         said = start.reason
