@@ -25,14 +25,16 @@ import argparse
 import json
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from datetime import datetime, timezone
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _ledger_report import timed_interleaved
 
 FRESHPASS = str(Path(sys.executable).parent / "freshpass")
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
@@ -41,23 +43,6 @@ SESSION = "bench-session"
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
-
-
-def timed_interleaved(
-    runs: int, variants: dict[str, tuple[list[str], bytes]], cwd: Path, env: dict[str, str]
-) -> dict[str, list[float]]:
-    samples: dict[str, list[float]] = {key: [] for name in variants for key in (name, f"{name} cpu")}
-    for argv, stdin in variants.values():  # warm: page cache and the bytecode cache
-        subprocess.run(argv, cwd=cwd, env=env, input=stdin, capture_output=True, check=False)
-    for _ in range(runs):
-        for name, (argv, stdin) in variants.items():
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            started = time.perf_counter()
-            subprocess.run(argv, cwd=cwd, env=env, input=stdin, capture_output=True, check=False)
-            samples[name].append(time.perf_counter() - started)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            samples[f"{name} cpu"].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return samples
 
 
 def project(scratch: Path, env: dict[str, str]) -> Path:
