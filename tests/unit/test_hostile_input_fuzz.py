@@ -1,5 +1,5 @@
 """Fuzzing the parsers outside facts/ that read what a repository or a client controls: never an uncaught
-exception, every input answered within 1 s (issue 11). Facts' manifest parsers and shell splitter are fuzzed with
+exception, every input answered within 1 s. Facts' manifest parsers and shell splitter are fuzzed with
 facts."""
 
 from __future__ import annotations
