@@ -58,6 +58,8 @@ _SHELL_BLOCKS = frozenset(
     {"", "sh", "bash", "shell", "console", "shell-session", "zsh", "fish", "text", "terminal", "cmd"}
 )
 _MAX_LINES = 4000
+# Positions of what a sub-project's own README says start here: below, the root's contributor documents.
+PACKAGE_DOCS = 500_000
 
 
 _DOC_DIRS = (
@@ -114,8 +116,10 @@ def read(c: Collector, packages: list[str] | None = None) -> None:
             if directory == "." and name in _READMES:
                 break
     for position, (line, rel, cwd, emphasis) in enumerate(found, start=1):
-        # what the docs call the full suite ranks before every other mention
-        c.docs.append((line, rel, position - (100_000 if emphasis else 0), cwd))
+        # what the docs call the full suite ranks before every other mention; a sub-project's README speaks for
+        # that sub-project only, after the root's contributor documents
+        package = "/" in rel and rel.rsplit("/", 1)[0] in (packages or ())
+        c.docs.append((line, rel, position - (100_000 if emphasis else 0) + (PACKAGE_DOCS if package else 0), cwd))
 
 
 def _is_rst(rel: str) -> bool:
