@@ -823,6 +823,13 @@ def _exactness(decided: Decided, kind: Kind) -> int:
     return 1 if name and name_kind(name) == kind else 2
 
 
+def _umbrella(decided: Decided) -> int:
+    """1 for an entry point named as an umbrella (`all`, `default`, `ok`, `ci`), which says nothing of what it
+    runs; 0 for one named for what it does."""
+    name = decided.candidate.name.lower()
+    return 1 if name and (name in _UMBRELLAS or name_stem(name) in _UMBRELLAS) else 0
+
+
 def _rank(decided: Decided) -> tuple[int, ...]:
     kind = decided.kind or "check"
     tier = min(decided.tier, _TIERS["local"]) if decided.docs is not None and decided.tier <= 1 else decided.tier
@@ -853,6 +860,7 @@ def _group_rank(group: Group) -> tuple[int, ...]:
         tier,
         0 if docs is not None else 1,  # named by the docs
         best[2],
+        _umbrella(group.best()),  # `check` before a `default` that also happens to check
         docs if docs is not None else 1_000_000,  # the docs' order: contributor docs first, then READMEs
         0 if ci else 1,
         *best[4:],
@@ -1032,6 +1040,33 @@ def _parts(groups: list[Group]) -> list[Group]:
 class Outcome:
     checks: list[VerifyCommand]
     set_aside: list[SetAside]
+    ambiguous: tuple[str, ...] = ()  # kinds whose primary is a close call
+
+
+def _strength(group_: Group) -> tuple[int, ...]:
+    """What a group's rank says about the strength of its evidence, without the tie-breaks that only order
+    (where in a document it is first mentioned, the order of declaration)."""
+    rank = _group_rank(group_)
+    return (*rank[:9], rank[10], rank[12])  # not the docs' order, being a runner's default, nor declaration order
+
+
+def _ambiguous(groups: list[Group]) -> tuple[str, ...]:
+    """Kinds whose primary has a rival of the same strength at the same place: two commands the contributor
+    documents both give for the full run, two entry points named alike (`make test` and `nox -s tests`) that
+    no document separates. Only real rivals count: a weak or heavy rival, one narrower (already set aside), one
+    of another tier or less plainly named, or one at another place is a clear choice."""
+    found: list[str] = []
+    ordered = sorted(groups, key=_group_rank)
+    for kind in KINDS:
+        of_kind = [g for g in ordered if g.kind == kind]
+        if len(of_kind) < 2:
+            continue
+        primary, rival = of_kind[0], next((g for g in of_kind[1:] if g.cwd == of_kind[0].cwd), None)
+        if rival is None or primary.weak or primary.best().candidate.origin == "explicit":
+            continue
+        if _strength(primary) == _strength(rival) and primary.best().tier <= _TIERS["docs"]:
+            found.append(kind)
+    return tuple(found)
 
 
 def decide_checks(c: Collector, packages: Iterable[str]) -> Outcome:
@@ -1127,7 +1162,7 @@ def decide_checks(c: Collector, packages: Iterable[str]) -> Outcome:
         if candidate.set_aside is not None and id(candidate) not in listed:
             listed.add(id(candidate))
             set_aside.append(candidate)
-    return Outcome(commands, _set_aside_json(set_aside))
+    return Outcome(commands, _set_aside_json(set_aside), _ambiguous(checks))
 
 
 def _ci_steps(reader: Reader, candidate: Candidate) -> list[Candidate]:
