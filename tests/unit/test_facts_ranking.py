@@ -45,7 +45,8 @@ CASES: dict[str, Case] = {
             "go.mod": "module example.com/x\n\ngo 1.22\n",
             "x_test.go": "package x\n",
             "Taskfile.yml": (
-                "version: '3'\n\ntasks:\n  tools:gotestsum:\n    cmds:\n      - go install gotest.tools/gotestsum@latest\n"
+                "version: '3'\n\ntasks:\n  tools:gotestsum:\n    cmds:\n"
+                "      - go install gotest.tools/gotestsum@latest\n"
                 "    status:\n      - command -v gotestsum\n\n  test:\n    deps: [tools:gotestsum]\n    cmds:\n"
                 "      - gotestsum ./...\n\n  generate:fixtures:\n    cmds:\n      - rm -f testdata/*.golden\n"
                 "      - GOLDIE_UPDATE=true go test ./...\n"
@@ -141,7 +142,8 @@ CASES: dict[str, Case] = {
         files={
             "pyproject.toml": PY,
             "noxfile.py": "import nox\n\n@nox.session\ndef property_tests(session):\n"
-            "    session.run('pytest', 'tests/property')\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+            "    session.run('pytest', 'tests/property')\n\n"
+            "@nox.session\ndef tests(session):\n    session.run('pytest')\n",
             **TEST_FILE,
         },
         primary={"test": ("nox -s tests", ".")},
@@ -163,7 +165,9 @@ CASES: dict[str, Case] = {
             "build.gradle.kts": 'plugins { id("io.gitlab.arturbosch.detekt") }\n'
             'tasks.register("detektTest") { dependsOn("detekt") }\n',
             "gradlew": '#!/bin/sh\nexec java -jar gradle/wrapper/gradle-wrapper.jar "$@"\n',
-            "CONTRIBUTING.md": "# Contributing\n\n## Building\n\n`./gradlew build` compiles the project and runs the tests.\n",
+            "CONTRIBUTING.md": (
+                "# Contributing\n\n## Building\n\n`./gradlew build` compiles the project and runs the tests.\n"
+            ),
             "src/test/kotlin/XTest.kt": "class XTest\n",
             WORKFLOW: _ci("./gradlew detektTest"),
         },
