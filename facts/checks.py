@@ -754,8 +754,10 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
         kinds = list(dict.fromkeys([*known, *analysis.kinds()]))
         decided.kind = said if said in kinds else (kinds[0] if len(kinds) == 1 else "check")
         mute = candidate.name and said is None and script_kind(candidate.name) is None and not candidate.default
-        if mute and candidate.origin == "local" and (analysis.unknown or len({r.key for r in analysis.runs}) > 1):
-            # `perf`: a build, then a benchmark — its name says no check, and it does more than one
+        several = len({r.key for r in analysis.runs}) > 1 and len(set(analysis.kinds())) > 1
+        if mute and candidate.origin == "local" and (analysis.unknown or several):
+            # `perf`: a build, then a benchmark — its name says no check, and it does more than one (`t` running
+            # the suite in two configurations is that suite, twice)
             runs = ", ".join(f"`{r.text}`" for r in analysis.runs[:2])
             decided.kind, decided.set_aside = None, ("not-a-check", f"it runs {runs} among other things")
     elif analysis.runs or analysis.unknown or candidate.body is None:
@@ -782,6 +784,13 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
             decided.weak = True
     if decided.kind is None and decided.set_aside is None and analysis.ignored and candidate.origin != "ci":
         decided.set_aside = ("not-a-check", "its checks' failures are ignored (`|| true`)")
+    if (
+        candidate.origin == "ci"
+        and decided.kind is not None
+        and analysis.unknown
+        and EXPRESSION.search(" ".join(analysis.unknown))
+    ):
+        analysis.blockers.append("a command only the workflow fills in (${{ … }})")
     if candidate.origin == "ci" and decided.kind is not None and analysis.blockers:
         decided.set_aside = ("ci-only", "CI only: " + "; ".join(analysis.blockers))
     return decided

@@ -104,7 +104,7 @@ def read(c: Collector, packages: list[str] | None = None) -> None:
             blocks = _blocks(text, _is_rst(rel))
             found.extend((line, rel, cwd, emphasis) for line, cwd, emphasis in _commands(c, blocks, "."))
     for directory in [".", *(packages or [])]:
-        for name in _READMES if directory == "." else (*_READMES, "CONTRIBUTING.md"):
+        for name in _readme_names(c, directory):
             rel = name if directory == "." else f"{directory}/{name}"
             if not c.is_file(rel):
                 continue
@@ -123,8 +123,18 @@ def read(c: Collector, packages: list[str] | None = None) -> None:
         c.docs.append((line, rel, position - (100_000 if emphasis else 0) + (PACKAGE_DOCS if package else 0), cwd))
 
 
+def _readme_names(c: Collector, directory: str) -> list[str]:
+    """The README of a directory whatever its case (`readme.md`, `Readme.rst`), and a sub-project's CONTRIBUTING."""
+    wanted = {name.lower(): index for index, name in enumerate(_READMES)}
+    present = sorted(
+        (name for name in c.listdir(directory)[:2000] if name.lower() in wanted), key=lambda n: wanted[n.lower()]
+    )
+    names = present or list(_READMES)
+    return names if directory == "." else [*names, "CONTRIBUTING.md"]
+
+
 def _is_rst(rel: str) -> bool:
-    return rel.endswith(".rst") or rel.endswith("CONTRIBUTING")
+    return rel.lower().endswith(".rst") or rel.endswith("CONTRIBUTING")
 
 
 # "In the `test_suite` directory", "from the frontend/ folder", "inside `backend`": where the next commands run.
@@ -283,7 +293,7 @@ def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, 
             heading_dir = _directory(c, block.text, base)
             prose = block.text
         elif block.kind == "code":
-            if block.language in _SHELL_BLOCKS:
+            if block.language in _SHELL_BLOCKS and not _is_listing(block.lines):
                 cwd = _directory(c, prose, base) or heading_dir or base
                 for command, comment in _block_commands(list(block.lines)):
                     found.append((command, cwd, bool(_FULL_SAID.search(comment or prose))))
@@ -300,6 +310,13 @@ def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, 
             if block.text.strip():
                 prose = block.text
     return [(command, cwd, emphasis) for command, cwd, emphasis in found if command and len(command) < 200]
+
+
+def _is_listing(lines: tuple[str, ...]) -> bool:
+    """A block drawing a directory tree (`├── src/`) or listing paths: a picture of the repository, not commands."""
+    return any(glyph in line for line in lines for glyph in ("├", "└", "│")) or bool(
+        lines and all(line.strip().endswith("/") for line in lines if line.strip())
+    )
 
 
 def _block_commands(block: list[str]) -> list[tuple[str, str]]:

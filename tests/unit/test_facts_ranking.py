@@ -224,6 +224,52 @@ CASES: dict[str, Case] = {
         primary={"test": ("make test", "."), "check": None},
         lines=[("make test", ".", True, "full")],
     ),
+    # -- what is not a command at all -------------------------------------------------------------------------------
+    "a-short-target-running-the-suite-in-two-configurations-is-the-test": Case(
+        files={
+            "build.zig": 'const std = @import("std");\n',
+            "Makefile": "t:\n\tzig build test -Dblocking=false\n\tzig build test -Dblocking=true\n\n"
+            "tb:\n\tzig build test -Dblocking=true\n",
+        },
+        primary={"test": ("make t", ".")},
+        aside=[("make tb", "narrower")],
+    ),
+    "a-ci-step-whose-program-the-workflow-fills-in-is-not-a-build": Case(
+        files={
+            "Makefile": "test:\n\tpytest\n",
+            "pyproject.toml": PY,
+            WORKFLOW: _ci("${{ matrix.CXX }} -c src/one.cc -std=${{ matrix.STD }}"),
+            **TEST_FILE,
+        },
+        primary={"test": ("make test", "."), "build": None},
+    ),
+    "a-ci-step-in-another-language-is-not-shell": Case(
+        files={
+            "DESCRIPTION": "Package: p\n",
+            WORKFLOW: "jobs:\n  cov:\n    runs-on: ubuntu-latest\n    steps:\n      - shell: Rscript {0}\n"
+            "        run: |\n          cov <- covr::package_coverage(\n            quiet = FALSE\n          )\n"
+            '          lintr::lint_package("R/x.R",\n            "R/y.R")\n',
+        },
+        primary={"test": None, "lint": None},
+    ),
+    "a-directory-tree-in-the-testing-guide-is-no-command": Case(
+        files={
+            "Package.swift": "// swift-tools-version:5.9\n",
+            "docs/testing.md": "# Testing\n\n## Layout\n\n```\nTests/\n├── Helpers/\n└── CoreTests/\n```\n",
+        },
+        never=["Tests/"],
+    ),
+    "a-lowercase-readme-is-read": Case(
+        files={
+            "pyproject.toml": PY,
+            "Makefile": "test:\n\tpython -m unittest discover\n",
+            "noxfile.py": "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+            "readme.md": "# p\n\n## Development\n\n```\nnox -s tests\n```\n",
+            **TEST_FILE,
+        },
+        primary={"test": ("nox -s tests", ".")},
+        basis={"test": "documented"},
+    ),
     # -- confidence: close calls, and clear choices -----------------------------------------------------------------
     "two-entry-points-alike-and-no-document-is-a-close-call": Case(
         files={
