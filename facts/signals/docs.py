@@ -48,6 +48,10 @@ _CONTRIBUTOR_DOCS = (
     "DEVELOPERS.md",
     "TESTING.md",
     "docs/testing.md",
+    # instructions written for coding agents spell out the same commands
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".github/copilot-instructions.md",
 )
 _READMES = ("README.md", "README.rst", "README")
 # README sections about working on the project itself.
@@ -76,7 +80,7 @@ _DOC_DIRS = (
     "docs/contributing",
 )
 _DOC_NAME = lazy(
-    r"^(contributing|development|developing|developers?|hacking|testing|building|dev[-_]?guide|getting[-_]started)"
+    r"^(contributing|development[\w-]*|developing|developers?|hacking|testing|building|dev[-_]?guide|getting[-_]started)"
     r"(\.(md|rst|txt|adoc))?$",
     re.IGNORECASE,
 )

@@ -270,6 +270,17 @@ CASES: dict[str, Case] = {
         primary={"test": ("nox -s tests", ".")},
         basis={"test": "documented"},
     ),
+    "instructions-for-coding-agents-are-contributor-documents": Case(
+        files={
+            "pyproject.toml": PY,
+            "Makefile": "test:\n\tpython -m unittest discover\n",
+            "noxfile.py": "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+            "AGENTS.md": "# Agents\n\nBefore you finish, run the whole suite with `nox -s tests`.\n",
+            **TEST_FILE,
+        },
+        primary={"test": ("nox -s tests", ".")},
+        basis={"test": "documented"},
+    ),
     # -- confidence: close calls, and clear choices -----------------------------------------------------------------
     "two-entry-points-alike-and-no-document-is-a-close-call": Case(
         files={
