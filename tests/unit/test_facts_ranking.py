@@ -388,3 +388,29 @@ def test_the_interpreters_a_nox_session_is_parametrized_over_are_one_check(tmp_p
     for spelling in ("nox -s test", "nox --session test", "pytest"):
         result = classify(spelling, cwd=root, root=root, facts=facts)
         assert (result.approved, result.scope) == (True, "full"), result.to_json()
+
+
+def test_ci_running_the_taskfile_test_corroborates_it(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    _write(root, CASES["taskfile-test-with-a-guarded-install-dependency"].files)
+    facts = detect_facts(root)
+    test = facts.primary("test")
+    assert test is not None and test.command == "task test"
+    assert WORKFLOW + "#jobs.test.steps[1]" in test.also
+    assert not [a for a in facts.set_aside if a.command == "task test"], facts.set_aside
+
+
+def test_a_session_over_eight_interpreters_is_listed_with_each_spelling(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    versions = ", ".join(f'"{v}"' for v in ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "pypy3.10"))
+    noxfile = (
+        f"import nox\n\n@nox.session(python=[{versions}])\ndef test(session):\n"
+        "    session.install('.')\n    session.run('pytest', *session.posargs)\n"
+    )
+    _write(root, {"noxfile.py": noxfile, "pyproject.toml": PY, **TEST_FILE})
+    facts = detect_facts(root)
+    test = facts.primary("test")
+    assert test is not None and test.command == "nox -s test"
+    assert {f"nox -s test-{v}" for v in ("3.8", "3.12", "pypy3.10")} <= set(test.equivalents)
