@@ -108,18 +108,19 @@ def read(c: Collector, packages: list[str] | None = None) -> None:
             blocks = _blocks(text, _is_rst(rel))
             found.extend((line, rel, cwd, emphasis) for line, cwd, emphasis in _commands(c, blocks, "."))
     for directory in [".", *(packages or [])]:
+        readme_read = False
         for name in _readme_names(c, directory):
             rel = name if directory == "." else f"{directory}/{name}"
-            if not c.is_file(rel):
-                continue
+            is_readme = name.lower().startswith("readme")
+            if (is_readme and readme_read) or not c.is_file(rel):
+                continue  # one README per directory (a case-insensitive file system finds `readme.md` twice)
+            readme_read = readme_read or is_readme
             text = c.read_text(rel)
             if text:
                 blocks = _blocks(text, _is_rst(rel))
                 if directory == ".":
                     blocks = _developer_blocks(blocks)
                 found.extend((line, rel, cwd, emphasis) for line, cwd, emphasis in _commands(c, blocks, directory))
-            if directory == "." and name in _READMES:
-                break
     for position, (line, rel, cwd, emphasis) in enumerate(found, start=1):
         # what the docs call the full suite ranks before every other mention; a sub-project's README speaks for
         # that sub-project only, after the root's contributor documents
@@ -129,12 +130,11 @@ def read(c: Collector, packages: list[str] | None = None) -> None:
 
 def _readme_names(c: Collector, directory: str) -> list[str]:
     """The README of a directory whatever its case (`readme.md`, `Readme.rst`), and a sub-project's CONTRIBUTING."""
+    if directory != ".":  # a sub-project: the usual spellings only (listing every package costs a scandir each)
+        return [*_READMES, "readme.md", "CONTRIBUTING.md"]
     wanted = {name.lower(): index for index, name in enumerate(_READMES)}
-    present = sorted(
-        (name for name in c.listdir(directory)[:2000] if name.lower() in wanted), key=lambda n: wanted[n.lower()]
-    )
-    names = present or list(_READMES)
-    return names if directory == "." else [*names, "CONTRIBUTING.md"]
+    present = sorted((name for name in c.listdir(".") if name.lower() in wanted), key=lambda n: wanted[n.lower()])
+    return present or list(_READMES)
 
 
 def _is_rst(rel: str) -> bool:
