@@ -19,6 +19,13 @@ from freshpass.facts.model import ProjectFacts
 WORKFLOW = ".github/workflows/ci.yml"
 PY = '[project]\nname = "p"\n'
 TEST_FILE = {"tests/test_a.py": "def test_a():\n    pass\n"}
+# Two entry points named alike that run different things: a close call unless a document chooses.
+TWO_ENTRY_POINTS = {
+    "pyproject.toml": PY,
+    "Makefile": "test:\n\tpython -m unittest discover\n",
+    "noxfile.py": "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+    **TEST_FILE,
+}
 
 
 def _ci(*runs: str) -> str:
@@ -261,22 +268,16 @@ CASES: dict[str, Case] = {
     ),
     "a-lowercase-readme-is-read": Case(
         files={
-            "pyproject.toml": PY,
-            "Makefile": "test:\n\tpython -m unittest discover\n",
-            "noxfile.py": "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+            **TWO_ENTRY_POINTS,
             "readme.md": "# p\n\n## Development\n\n```\nnox -s tests\n```\n",
-            **TEST_FILE,
         },
         primary={"test": ("nox -s tests", ".")},
         basis={"test": "documented"},
     ),
     "instructions-for-coding-agents-are-contributor-documents": Case(
         files={
-            "pyproject.toml": PY,
-            "Makefile": "test:\n\tpython -m unittest discover\n",
-            "noxfile.py": "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+            **TWO_ENTRY_POINTS,
             "AGENTS.md": "# Agents\n\nBefore you finish, run the whole suite with `nox -s tests`.\n",
-            **TEST_FILE,
         },
         primary={"test": ("nox -s tests", ".")},
         basis={"test": "documented"},
@@ -284,21 +285,15 @@ CASES: dict[str, Case] = {
     # -- confidence: close calls, and clear choices -----------------------------------------------------------------
     "two-entry-points-alike-and-no-document-is-a-close-call": Case(
         files={
-            "pyproject.toml": PY,
-            "Makefile": "test:\n\tpython -m unittest discover\n",
-            "noxfile.py": "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
-            **TEST_FILE,
+            **TWO_ENTRY_POINTS,
         },
         basis={"test": "declared"},
         ambiguous=("test",),
     ),
     "two-documented-full-commands-disagreeing-is-a-close-call": Case(
         files={
-            "pyproject.toml": PY,
-            "Makefile": "test:\n\tpython -m unittest discover\n",
-            "noxfile.py": "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+            **TWO_ENTRY_POINTS,
             "CONTRIBUTING.md": "# Contributing\n\n## Testing\n\n```\nmake test\n```\n\nor\n\n```\nnox -s tests\n```\n",
-            **TEST_FILE,
         },
         primary={"test": ("make test", ".")},
         basis={"test": "documented"},
@@ -306,11 +301,8 @@ CASES: dict[str, Case] = {
     ),
     "a-document-breaking-the-tie-is-a-clear-choice": Case(
         files={
-            "pyproject.toml": PY,
-            "Makefile": "test:\n\tpython -m unittest discover\n",
-            "noxfile.py": "import nox\n\n@nox.session\ndef tests(session):\n    session.run('pytest')\n",
+            **TWO_ENTRY_POINTS,
             "CONTRIBUTING.md": "# Contributing\n\n## Testing\n\n```\nnox -s tests\n```\n",
-            **TEST_FILE,
         },
         primary={"test": ("nox -s tests", ".")},
         basis={"test": "documented"},
