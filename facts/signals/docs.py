@@ -14,13 +14,17 @@ The parsers are imported only when a document is there: detection of a tree with
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from freshpass.facts.lazyre import lazy
 
 from .base import Collector
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 _CONTRIBUTOR_DOCS = (
     "CONTRIBUTING.md",
@@ -181,10 +185,15 @@ def _blocks(text: str, rst: bool) -> list[_Block]:
         return []
 
 
-def _markdown_blocks(text: str) -> list[_Block]:
+@functools.cache
+def _markdown_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
-    tokens = MarkdownIt("commonmark", {"html": False}).enable("table").parse(text)
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def _markdown_blocks(text: str) -> list[_Block]:
+    tokens = _markdown_parser().parse(text)
     blocks: list[_Block] = []
     heading_level = 0
     for token in tokens:
