@@ -1052,10 +1052,9 @@ class Outcome:
     ambiguous: tuple[str, ...] = ()  # kinds whose primary is a close call
 
 
-def _strength(group_: Group) -> tuple[int, ...]:
+def _strength(rank: tuple[int, ...]) -> tuple[int, ...]:
     """What a group's rank says about the strength of its evidence, without the tie-breaks that only order
     (where in a document it is first mentioned, the order of declaration)."""
-    rank = _group_rank(group_)
     return (*rank[:9], rank[10], rank[12])  # not the docs' order, being a runner's default, nor declaration order
 
 
@@ -1065,15 +1064,17 @@ def _ambiguous(groups: list[Group]) -> tuple[str, ...]:
     no document separates. Only real rivals count: a weak or heavy rival, one narrower (already set aside), one
     of another tier or less plainly named, or one at another place is a clear choice."""
     found: list[str] = []
-    ordered = sorted(groups, key=_group_rank)
     for kind in KINDS:
-        of_kind = [g for g in ordered if g.kind == kind]
+        of_kind = [g for g in groups if g.kind == kind]
         if len(of_kind) < 2:
             continue
-        primary, rival = of_kind[0], next((g for g in of_kind[1:] if g.cwd == of_kind[0].cwd), None)
-        if rival is None or primary.weak or primary.best().candidate.origin == "explicit":
+        ranked = sorted(((_group_rank(g), index, g) for index, g in enumerate(of_kind)), key=lambda r: r[:2])
+        (rank, _, primary), rest = ranked[0], ranked[1:]
+        best = primary.best()
+        rival = next((r for r, _, g in rest if g.cwd == best.candidate.cwd), None)
+        if rival is None or primary.weak or best.candidate.origin == "explicit" or best.tier > _TIERS["docs"]:
             continue
-        if _strength(primary) == _strength(rival) and primary.best().tier <= _TIERS["docs"]:
+        if _strength(rank) == _strength(rival):
             found.append(kind)
     return tuple(found)
 
