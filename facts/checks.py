@@ -1231,9 +1231,8 @@ def _documented_umbrella(groups: list[Group]) -> Group | None:
     tests = [g for g in groups if g.kind == "test"]
     if any(m.docs is not None for g in tests for m in g.members):
         return None
-    for candidate in sorted(groups, key=_group_rank):
-        if candidate.kind not in ("check", "build") or not any(m.docs is not None for m in candidate.members):
-            continue
+    documented = [g for g in groups if g.kind in ("check", "build") and any(m.docs is not None for m in g.members)]
+    for candidate in sorted(documented, key=_group_rank):
         runs = [r for m in candidate.members for r in m.analysis.runs]
         if any(r.kind == "test" or "test" in r.covers for r in runs):
             return candidate
