@@ -140,8 +140,8 @@ def erlang(text: str) -> TestCounts | None:
     ct = _CT_SOME.findall(text)
     if ct:
         return TestCounts(int(ct[-1][1]), int(ct[-1][0]), 0)
-    passed = _EUNIT_ALL.findall(text)
-    return TestCounts(int(passed[-1]), 0, 0) if passed else None
+    passed_all = _EUNIT_ALL.findall(text)
+    return TestCounts(int(passed_all[-1]), 0, 0) if passed_all else None
 
 
 _ZIG_SUMMARY = re.compile(r"^Build Summary: .*?(\d+)/(\d+) tests passed(?:; (\d+) skipped)?(?:; (\d+) failed)?", re.M)

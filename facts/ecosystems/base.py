@@ -50,7 +50,8 @@ class Vocabulary:
 
     runners: tuple[str, ...] = ()
     narrowing: tuple[str, ...] = ()
-    narrowing_env: tuple[str, ...] = ()
+    # (VARIABLE, the command whose options it carries): `PYTEST_ADDOPTS="-k slow"` narrows as `pytest -k slow` does
+    narrowing_env: tuple[tuple[str, str], ...] = ()
     watch: tuple[str, ...] = ()
     writers: tuple[str, ...] = ()
     test_dirs: tuple[str, ...] = ()

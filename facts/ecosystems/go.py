@@ -87,7 +87,7 @@ def _vocabulary() -> Vocabulary:
     return Vocabulary(
         runners=("go", "gofmt", "golangci-lint", "staticcheck"),
         narrowing=(*sorted(GO_TEST.narrowing_options), "a package other than ./..."),
-        narrowing_env=("GOFLAGS",),
+        narrowing_env=(("GOFLAGS", "go test"),),
         writers=("gofmt -w", "go mod tidy", "go generate"),
     )
 

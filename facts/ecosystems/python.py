@@ -29,7 +29,7 @@ def _vocabulary() -> Vocabulary:
             *(f"-o {name}=…" for name in sorted(PYTEST_SELECTING_SETTINGS)),
             "a test path or node id",
         ),
-        narrowing_env=("PYTEST_ADDOPTS",),
+        narrowing_env=(("PYTEST_ADDOPTS", "pytest"),),
         watch=("ptw", "pytest-watch", "--looponfail"),
         writers=("--snapshot-update", "--inline-snapshot=fix", "ruff --fix", "ruff format", "black"),
         test_dirs=("tests", "test"),

@@ -64,9 +64,9 @@ def lockfiles(name: str) -> tuple[tuple[str, str], ...]:
 
 
 @functools.lru_cache(maxsize=1)
-def narrowing_env() -> frozenset[str]:
-    """Environment variables that make a runner run part of its suite (`PYTEST_ADDOPTS="-k slow"`)."""
-    return frozenset(v for e in ecosystems() for v in e.vocabulary.narrowing_env)
+def narrowing_env() -> dict[str, tuple[str, ...]]:
+    """Environment variables that carry a runner's options (`PYTEST_ADDOPTS="-k slow"`), and that runner."""
+    return {var: tuple(command.split()) for e in ecosystems() for var, command in e.vocabulary.narrowing_env}
 
 
 def summaries() -> tuple[tuple[str, object], ...]:
