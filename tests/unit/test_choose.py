@@ -4,6 +4,7 @@ rest of the file as it was; bad input changes nothing and says why."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ jobs:
 
 def ci_only_project(root: Path, pyproject: str | None = None) -> Path:
     """A project whose test check rests on CI alone: two CI steps run tests, nothing local declares them."""
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
     (root / ".github" / "workflows").mkdir(parents=True)
     (root / ".github" / "workflows" / "ci.yml").write_text(WORKFLOW)
     (root / "tests").mkdir()
