@@ -879,13 +879,16 @@ def _wrap_request(server: FreshpassServer, handler: Any) -> Any:
 
 
 def default_feature_classes() -> list[type[Feature]]:
+    from freshpass.server.choose import ChooseFeature
     from freshpass.server.diagnostics import DiagnosticsFeature
     from freshpass.server.lenses import LensFeature
     from freshpass.server.live import LiveStatusFeature
     from freshpass.server.sharing import SharingFeature
     from freshpass.server.verify import VerifyFeature
 
-    classes: list[type[Feature]] = [DiagnosticsFeature, LensFeature, VerifyFeature, LiveStatusFeature, SharingFeature]
+    classes: list[type[Feature]] = [
+        DiagnosticsFeature, LensFeature, VerifyFeature, LiveStatusFeature, SharingFeature, ChooseFeature
+    ]  # fmt: skip
     try:
         agents = importlib.import_module("freshpass.server.agents")
     except ModuleNotFoundError:
