@@ -130,11 +130,11 @@ export class TestCommandChooser {
   }
 
   private async ask(answer: CandidatesResult): Promise<ChoiceCandidate | undefined> {
-    const why = answer.ambiguous ? "a close call" : "a guess from convention or CI";
+    const why = answer.ambiguous ? "a close call" : "a guess";
     const picked = await this.host.pick(
       candidateItems(answer.candidates),
       QUESTION,
-      `The check ▶ Run runs here is ${why}. Your choice is written to .freshpass.toml (or [tool.freshpass]).`,
+      `Today's check is ${why}; your choice goes to .freshpass.toml or [tool.freshpass] for the team and CI`,
     );
     if (!picked) {
       this.host.log(`Choosing the test command of ${answer.root}: dismissed; the detected check runs.`);
