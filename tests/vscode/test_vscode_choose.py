@@ -13,23 +13,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from tests.unit.test_choose import WORKFLOW
 from tests.vscode.harness import CodeServer, wait_until
 from tests.vscode.workbench import SLOW, Workbench, new_workbench
 
 pytestmark = [pytest.mark.e2e, pytest.mark.vscode]
 
-WORKFLOW = """\
-on: push
-jobs:
-  pytest:
-    runs-on: ubuntu-latest
-    steps:
-      - run: python -m pytest -q tests
-  unittest:
-    runs-on: ubuntu-latest
-    steps:
-      - run: python -m unittest discover -s tests
-"""
 CHOSEN = "python -m unittest discover -s tests"
 
 
