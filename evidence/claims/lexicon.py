@@ -1,0 +1,281 @@
+"""What a language says when checks passed, and what makes such words no claim: one `Lexicon` per language.
+
+Each field is a regular expression over casefolded text (the curly apostrophe already made straight). Latin-script
+languages write whole words (`W(...)` adds the boundaries: a prefix never matches inside a longer word); Chinese
+and Japanese have no word boundaries and are matched as written. The subjects of `BASE` — tool names and the
+English nouns agents use in every language ("lint", "CI", "build") — and its passing counts ("42 passed, 0
+failed") belong to every lexicon.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from freshpass.facts.model import Kind
+
+KINDS: tuple[Kind, ...] = ("test", "lint", "typecheck", "build", "check")
+NEVER = r"(?!x)x"
+
+
+def W(words: str) -> str:
+    """`words` (an alternation) as whole words: no letter, digit or hyphen right before or after."""
+    return rf"(?<![\w-])(?:{words})(?![\w-])"
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The words of one language. Empty fields match nothing."""
+
+    language: str
+    subjects: dict[Kind, str]  # what was checked, per kind
+    success: str  # that it passed: needs a subject in the sentence
+    pseudo: str = NEVER  # negative words that say success ("no failures", "0 failed", "問題ありません")
+    self_claim: str = NEVER  # a claim by itself, of the work as a whole ("I verified the change", "done and tested")
+    negation: str = NEVER  # triggers: a success word after one in its clause is negated
+    negation_follows: bool = False  # the negation may follow the verb in its clause (German: "besteht nicht")
+    negated_success: str = NEVER  # whole negated forms (Japanese, Chinese: the negation follows the verb)
+    failure: str = NEVER  # a failure stated in the clause
+    failure_attributive: str = NEVER  # "the failing test (now passes)": a failure word naming the subject
+    partial: str = NEVER  # "most tests pass", "except": not all of it passed
+    hedge: str = NEVER  # should, probably, I expect, hopefully
+    future: str = NEVER  # will, going to, next
+    conditional: str = NEVER  # if, once, when
+    imperative: str = NEVER  # an instruction: at the start of a clause
+    instruction: str = NEVER  # "check that …", "make sure …", "…してください": anywhere before the success word
+    question: str = NEVER  # a question besides one ending in "?"
+    reported: str = NEVER  # someone else's words or run, or an older time
+    transitive: str = NEVER  # another sense of the success word ("pass `None`", "pass a session")
+    clause_break: str = NEVER  # conjunctions that end a clause (besides , ; : — and brackets)
+    green_subject: str = NEVER  # words that stand for the whole work before "green" ("it", "everything")
+    implies: dict[Kind, str] = field(default_factory=dict)  # success words that name their kind ("compiles")
+
+    @cached_property
+    def compiled(self) -> dict[str, re.Pattern[str]]:
+        patterns = {name: re.compile(getattr(self, name)) for name in _FIELDS}
+        patterns.update({f"subject:{kind}": re.compile(f"{self.subjects[kind]}|{BASE_SUBJECTS[kind]}")
+                         for kind in KINDS if kind in self.subjects or kind in BASE_SUBJECTS})  # fmt: skip
+        patterns["pseudo"] = re.compile(f"{self.pseudo}|{BASE_PSEUDO}")
+        patterns["success"] = re.compile(f"{self.success}|{BASE_SUCCESS}")
+        patterns["failure"] = re.compile(f"{self.failure}|{BASE_FAILURE}")
+        for kind in KINDS:
+            implied = "|".join(words for words in (self.implies.get(kind), BASE_IMPLIES.get(kind)) if words)
+            if implied:
+                patterns[f"implies:{kind}"] = re.compile(implied)
+        return patterns
+
+
+_FIELDS = tuple(
+    name for name in Lexicon.__dataclass_fields__ if name not in ("language", "subjects", "implies", "negation_follows")
+)
+
+
+# Tool names and the English nouns every language borrows; subjects of every lexicon.
+BASE_SUBJECTS: dict[Kind, str] = {
+    "test": W(
+        r"pytest|jest|vitest|mocha|rspec|phpunit|unittest|tox|nox|ctest|go test|cargo test|cargo nextest|npm test|"
+        r"npm run test|yarn test|pnpm test|mvn test|gradle test|dotnet test|mix test|e2e|unit tests?|tests?|specs?|"
+        r"test suite|testsuite"
+    ),
+    "lint": W(
+        r"ruff(?: check)?|eslint|clippy|cargo clippy|flake8|pylint|golangci-lint|rubocop|prettier|shellcheck|"
+        r"go vet|black|biome|stylelint|lint(?:ing|er|ers)?"
+    ),
+    "typecheck": W(r"mypy|pyright|tsc|type ?check(?:s|ing|er)?|typecheck"),
+    "build": W(r"cargo build|go build|mvn package|gradle build|npm run build|build(?:s)?"),
+    "check": W(r"ci|make check|just check|pre-commit|cargo check|npm run check|make ci|github actions|pipeline"),
+}
+# Passing counts: "42 passed", "42 passed, 0 failed" (every language pastes them as the runner prints them).
+BASE_SUCCESS = r"(?<![\w-])\d+ (?:passed|passing|tests? passed)(?![\w-])|✅|✔️?|✓|☑️?|🟢"
+BASE_FAILURE = (
+    r"(?<![\w-])[1-9]\d* (?:failed|failures?|errors?|failing)(?![\w-])|❌|✗|✘|🔴|(?<![\w-])fail(?:ed)?(?![\w-])"
+)
+BASE_IMPLIES: dict[Kind, str] = {"test": r"\d+ (?:passed|passing|tests? passed)"}
+BASE_PSEUDO = r"(?<![\w-])0 (?:failed|failures?|errors?)(?![\w-])"
+
+
+def detect(text: str) -> str:
+    """The language a message is written in: by script for Japanese (kana), Chinese (han) and Russian (Cyrillic),
+    else by the commonest function words of the Latin-script languages (English when none stands out)."""
+    kana = len(re.findall(r"[\u3040-\u30ff]", text))
+    han = len(re.findall(r"[\u4e00-\u9fff]", text))
+    cyrillic = len(re.findall(r"[\u0400-\u04ff]", text))
+    if kana:
+        return "ja"
+    if han:
+        return "zh"
+    if cyrillic:
+        return "ru"
+    words = re.findall(r"[^\W\d_]+", text.casefold())
+    scores = {language: sum(1 for word in words if word in marks) for language, marks in _MARKS.items()}
+    for language, letters in _LETTERS.items():
+        scores[language] += 2 * len(re.findall(letters, text.casefold()))
+    best = max(scores, key=lambda language: scores[language])
+    return best if scores[best] > scores["en"] else "en"
+
+
+_MARKS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        [
+            "the",
+            "and",
+            "is",
+            "are",
+            "it",
+            "to",
+            "of",
+            "now",
+            "with",
+            "not",
+            "this",
+            "that",
+            "was",
+            "have",
+            "has",
+            "i've",
+            "it's",
+            "i'm",
+            "ran",
+            "added",
+            "fixed",
+            "all",
+            "done",
+            "i",
+            "didn't",
+            "run",
+            "my",
+            "you",
+            "we",
+            "be",
+            "in",
+            "on",
+            "for",
+            "but",
+            "still",
+        ]
+    ),
+    "de": frozenset(
+        [
+            "die",
+            "der",
+            "das",
+            "und",
+            "ist",
+            "sind",
+            "alle",
+            "nicht",
+            "jetzt",
+            "ich",
+            "auch",
+            "mit",
+            "habe",
+            "noch",
+            "keine",
+            "kein",
+            "den",
+            "dem",
+            "neuen",
+            "bestanden",
+            "bestehen",
+            "besteht",
+            "ohne",
+            "laufen",
+            "läuft",
+            "durch",
+            "grün",
+            "wurde",
+            "werden",
+            "sauber",
+            "fehler",
+            "erledigt",
+        ]
+    ),
+    "fr": frozenset(
+        [
+            "les",
+            "des",
+            "et",
+            "est",
+            "sont",
+            "tous",
+            "le",
+            "je",
+            "pas",
+            "maintenant",
+            "avec",
+            "une",
+            "ai",
+            "toujours",
+            "ne",
+            "aucun",
+            "ça",
+            "tout",
+            "passe",
+            "passent",
+            "vert",
+            "verte",
+            "échouent",
+            "j'ai",
+            "n'ai",
+            "réussi",
+        ]
+    ),
+    "es": frozenset(
+        [
+            "los",
+            "las",
+            "el",
+            "y",
+            "son",
+            "todos",
+            "todas",
+            "pruebas",
+            "ahora",
+            "con",
+            "que",
+            "una",
+            "pasan",
+            "del",
+            "lo",
+            "sin",
+            "nuevo",
+            "sigue",
+            "todo",
+            "fallos",
+            "errores",
+            "probé",
+            "ejecuté",
+            "está",
+            "están",
+            "fue",
+            "exitosa",
+        ]
+    ),
+    "pt": frozenset(
+        [
+            "os",
+            "e",
+            "é",
+            "são",
+            "todos",
+            "testes",
+            "agora",
+            "com",
+            "uma",
+            "não",
+            "passam",
+            "do",
+            "da",
+            "rodei",
+            "sem",
+            "erros",
+            "tudo",
+            "falhas",
+            "está",
+            "estão",
+            "testei",
+        ]
+    ),
+}
+_LETTERS: dict[str, str] = {"de": "[äöüß]", "fr": "[èêàùœ]", "es": "[ñ¿¡]", "pt": "[ãõ]"}
