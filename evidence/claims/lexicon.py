@@ -52,23 +52,34 @@ class Lexicon:
     implies: dict[Kind, str] = field(default_factory=dict)  # success words that name their kind ("compiles")
 
     @cached_property
-    def compiled(self) -> dict[str, re.Pattern[str]]:
-        patterns = {name: re.compile(getattr(self, name)) for name in _FIELDS}
-        patterns.update({f"subject:{kind}": re.compile(f"{self.subjects[kind]}|{BASE_SUBJECTS[kind]}")
-                         for kind in KINDS if kind in self.subjects or kind in BASE_SUBJECTS})  # fmt: skip
-        patterns["pseudo"] = re.compile(f"{self.pseudo}|{BASE_PSEUDO}")
-        patterns["success"] = re.compile(f"{self.success}|{BASE_SUCCESS}")
-        patterns["failure"] = re.compile(f"{self.failure}|{BASE_FAILURE}")
-        for kind in KINDS:
-            implied = "|".join(words for words in (self.implies.get(kind), BASE_IMPLIES.get(kind)) if words)
-            if implied:
-                patterns[f"implies:{kind}"] = re.compile(implied)
-        return patterns
+    def compiled(self) -> Patterns:
+        """The lexicon's patterns, each compiled the first time it is used (a stop hook reads one short message)."""
+        return Patterns(self)
+
+    def source(self, name: str) -> str:
+        """The regular expression `compiled[name]` is: a field, `subject:KIND` or `implies:KIND`, with `BASE`'s
+        words added where every language shares them."""
+        if name.startswith("subject:"):
+            kind = name.partition(":")[2]
+            return f"{self.subjects.get(kind, NEVER)}|{BASE_SUBJECTS.get(kind, NEVER)}"
+        if name.startswith("implies:"):
+            kind = name.partition(":")[2]
+            return f"{self.implies.get(kind, NEVER)}|{BASE_IMPLIES.get(kind, NEVER)}"
+        shared = {"pseudo": BASE_PSEUDO, "success": BASE_SUCCESS, "failure": BASE_FAILURE}.get(name)
+        own = getattr(self, name)
+        return f"{own}|{shared}" if shared else own
 
 
-_FIELDS = tuple(
-    name for name in Lexicon.__dataclass_fields__ if name not in ("language", "subjects", "implies", "negation_follows")
-)
+class Patterns(dict[str, "re.Pattern[str]"]):
+    """Compiled patterns of one lexicon, by name, compiled on first use."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        super().__init__()
+        self.lexicon = lexicon
+
+    def __missing__(self, name: str) -> re.Pattern[str]:
+        pattern = self[name] = re.compile(self.lexicon.source(name))
+        return pattern
 
 
 # Tool names and the English nouns every language borrows; subjects of every lexicon.
@@ -111,171 +122,36 @@ def detect(text: str) -> str:
     scores = {language: sum(1 for word in words if word in marks) for language, marks in _MARKS.items()}
     for language, letters in _LETTERS.items():
         scores[language] += 2 * len(re.findall(letters, text.casefold()))
-    best = max(scores, key=lambda language: scores[language])
+    ranked = sorted(scores, key=lambda language: -scores[language])
+    if scores[ranked[0]] - scores[ranked[1]] < 2:  # a close call (a short message): the lexicons' own words decide
+        from freshpass.evidence.claims.lang import lexicon
+
+        lowered = text.casefold().replace("’", "'")
+        for language in scores:
+            patterns = lexicon(language).compiled
+            scores[language] += sum(1 for name in _VOCABULARY if patterns[name].search(lowered))
+        ranked = sorted(scores, key=lambda language: -scores[language])
+    best = ranked[0]
     return best if scores[best] > scores["en"] else "en"
 
 
+# Fields whose words are a language's own (not the tool names and loanwords every lexicon shares).
+_VOCABULARY = ("success", "negation", "reported", "hedge", "failure", "clause_break", "self_claim", "partial")
+
+
 _MARKS: dict[str, frozenset[str]] = {
-    "en": frozenset(
-        [
-            "the",
-            "and",
-            "is",
-            "are",
-            "it",
-            "to",
-            "of",
-            "now",
-            "with",
-            "not",
-            "this",
-            "that",
-            "was",
-            "have",
-            "has",
-            "i've",
-            "it's",
-            "i'm",
-            "ran",
-            "added",
-            "fixed",
-            "all",
-            "done",
-            "i",
-            "didn't",
-            "run",
-            "my",
-            "you",
-            "we",
-            "be",
-            "in",
-            "on",
-            "for",
-            "but",
-            "still",
-        ]
-    ),
-    "de": frozenset(
-        [
-            "die",
-            "der",
-            "das",
-            "und",
-            "ist",
-            "sind",
-            "alle",
-            "nicht",
-            "jetzt",
-            "ich",
-            "auch",
-            "mit",
-            "habe",
-            "noch",
-            "keine",
-            "kein",
-            "den",
-            "dem",
-            "neuen",
-            "bestanden",
-            "bestehen",
-            "besteht",
-            "ohne",
-            "laufen",
-            "läuft",
-            "durch",
-            "grün",
-            "wurde",
-            "werden",
-            "sauber",
-            "fehler",
-            "erledigt",
-        ]
-    ),
-    "fr": frozenset(
-        [
-            "les",
-            "des",
-            "et",
-            "est",
-            "sont",
-            "tous",
-            "le",
-            "je",
-            "pas",
-            "maintenant",
-            "avec",
-            "une",
-            "ai",
-            "toujours",
-            "ne",
-            "aucun",
-            "ça",
-            "tout",
-            "passe",
-            "passent",
-            "vert",
-            "verte",
-            "échouent",
-            "j'ai",
-            "n'ai",
-            "réussi",
-        ]
-    ),
-    "es": frozenset(
-        [
-            "los",
-            "las",
-            "el",
-            "y",
-            "son",
-            "todos",
-            "todas",
-            "pruebas",
-            "ahora",
-            "con",
-            "que",
-            "una",
-            "pasan",
-            "del",
-            "lo",
-            "sin",
-            "nuevo",
-            "sigue",
-            "todo",
-            "fallos",
-            "errores",
-            "probé",
-            "ejecuté",
-            "está",
-            "están",
-            "fue",
-            "exitosa",
-        ]
-    ),
-    "pt": frozenset(
-        [
-            "os",
-            "e",
-            "é",
-            "são",
-            "todos",
-            "testes",
-            "agora",
-            "com",
-            "uma",
-            "não",
-            "passam",
-            "do",
-            "da",
-            "rodei",
-            "sem",
-            "erros",
-            "tudo",
-            "falhas",
-            "está",
-            "estão",
-            "testei",
-        ]
-    ),
+    language: frozenset(words.split())
+    for language, words in {
+        "en": "the and is are it to of now with not this that was have has i've it's i'm ran added fixed all done i "
+        "didn't run my you we be in on for but still",
+        "de": "die der das und ist sind alle nicht jetzt ich auch mit habe noch keine kein den dem neuen bestanden "
+        "bestehen besteht ohne laufen läuft durch grün wurde werden sauber fehler erledigt gestern",
+        "fr": "les des et est sont tous le je pas maintenant avec une ai toujours ne aucun ça tout passe passent "
+        "vert verte échouent j'ai n'ai réussi hier",
+        "es": "los las el y son todos todas pruebas ahora con una pasan del lo sin nuevo sigue todo fallos "
+        "errores probé ejecuté está están fue exitosa ayer alguien usted",
+        "pt": "os o e é são todos testes agora com uma não passam do da rodei sem erros tudo falhas está estão foi "
+        "ontem alguém estava você testei nenhum nenhuma teste falha",
+    }.items()
 }
 _LETTERS: dict[str, str] = {"de": "[äöüß]", "fr": "[èêàùœ]", "es": "[ñ¿¡]", "pt": "[ãõ]"}

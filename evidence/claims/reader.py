@@ -21,7 +21,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from freshpass.evidence.claims.lexicon import KINDS, Lexicon
+from freshpass.evidence.claims.lexicon import KINDS, Lexicon, Patterns
 from freshpass.facts.model import Kind
 
 _CODE = re.compile(r"`[^`]*`")
@@ -113,7 +113,7 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
     return Found(tuple(kind for kind in KINDS if kind in kinds), raw)
 
 
-def _clauses(masked: str, patterns: dict[str, re.Pattern[str]]) -> list[tuple[int, int]]:
+def _clauses(masked: str, patterns: Patterns) -> list[tuple[int, int]]:
     cuts = sorted(
         {0, len(masked)}
         | {found.start() for found in re.finditer(_CLAUSE_MARK, masked)}
@@ -122,8 +122,8 @@ def _clauses(masked: str, patterns: dict[str, re.Pattern[str]]) -> list[tuple[in
     return [(start, end) for start, end in itertools.pairwise(cuts) if masked[start:end].strip(" ;:,()[]—–，；：（）")]
 
 
-def _subjects(text: str, patterns: dict[str, re.Pattern[str]]) -> list[Kind]:
-    return [kind for kind in KINDS if (pattern := patterns.get(f"subject:{kind}")) and pattern.search(text)]
+def _subjects(text: str, patterns: Patterns) -> list[Kind]:
+    return [kind for kind in KINDS if patterns[f"subject:{kind}"].search(text)]
 
 
 def _subjects_before(index: int, subjects: list[list[Kind]], predicates: list[list[Kind] | None]) -> list[Kind]:
@@ -161,9 +161,7 @@ def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
     return any(start <= position < end for start, end in spans)
 
 
-def _predicate(
-    masked: str, start: int, end: int, patterns: dict[str, re.Pattern[str]], follows: bool = False
-) -> list[Kind] | None:
+def _predicate(masked: str, start: int, end: int, patterns: Patterns, follows: bool = False) -> list[Kind] | None:
     """The kinds a clause's success predicate implies ([] when it implies none), or None when the clause has no
     success predicate, or only a negated, cancelled or other-sense one."""
     pseudo = _spans(patterns["pseudo"], masked, start, end)
@@ -187,13 +185,13 @@ def _predicate(
         return None
     implied: list[Kind] = []
     for kind in KINDS:
-        pattern = patterns.get(f"implies:{kind}")
-        if pattern is not None and any(pattern.match(masked, span_start) for span_start, _ in kept):
+        pattern = patterns[f"implies:{kind}"]
+        if any(pattern.match(masked, span_start) for span_start, _ in kept):
             implied.append(kind)
     return implied
 
 
-def _self_claims(masked: str, clauses: list[tuple[int, int]], patterns: dict[str, re.Pattern[str]]) -> list[Kind]:
+def _self_claims(masked: str, clauses: list[tuple[int, int]], patterns: Patterns) -> list[Kind]:
     """ "I verified the change", "Done and tested", "動作確認済み": a claim of the work as a whole, unless a
     negation in its clause comes before it ("I have not tested it")."""
     for found in patterns["self_claim"].finditer(masked):

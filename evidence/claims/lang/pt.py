@@ -18,7 +18,7 @@ LEXICON = Lexicon(
     implies={"build": W(r"compila|compilou")},
     pseudo=W(
         r"sem (?:erros?|falhas?|avisos?|problemas?)|não (?:reporta|mostra|tem|há|dá) (?:erros?|falhas?|avisos?|"
-        r"problemas?)|não reclama|nenhuma falha|nenhum erro|zero (?:erros|falhas)"
+        r"problemas?)|não reclama|nenhuma falha|nenhum erro|zero (?:erros|falhas)|nenhum teste falha"
     ),
     self_claim=W(r"testei|feito e testado|testado e funcionando|verificado e funcionando"),
     negation=W(r"não|nunca|nenhum|nenhuma|nem|sem|ainda não|tampouco"),
