@@ -29,7 +29,7 @@ class Lexicon:
     """The words of one language. Empty fields match nothing."""
 
     language: str
-    subjects: dict[Kind, str]  # what was checked, per kind
+    subjects: dict[str, str]  # what was checked, per kind
     success: str  # that it passed: needs a subject in the sentence
     pseudo: str = NEVER  # negative words that say success ("no failures", "0 failed", "問題ありません")
     self_claim: str = NEVER  # a claim by itself, of the work as a whole ("I verified the change", "done and tested")
@@ -49,7 +49,7 @@ class Lexicon:
     transitive: str = NEVER  # another sense of the success word ("pass `None`", "pass a session")
     clause_break: str = NEVER  # conjunctions that end a clause (besides , ; : — and brackets)
     green_subject: str = NEVER  # words that stand for the whole work before "green" ("it", "everything")
-    implies: dict[Kind, str] = field(default_factory=dict)  # success words that name their kind ("compiles")
+    implies: dict[str, str] = field(default_factory=dict)  # success words that name their kind ("compiles")
 
     @cached_property
     def compiled(self) -> Patterns:
@@ -83,7 +83,7 @@ class Patterns(dict[str, "re.Pattern[str]"]):
 
 
 # Tool names and the English nouns every language borrows; subjects of every lexicon.
-BASE_SUBJECTS: dict[Kind, str] = {
+BASE_SUBJECTS: dict[str, str] = {
     "test": W(
         r"pytest|jest|vitest|mocha|rspec|phpunit|unittest|tox|nox|ctest|go test|cargo test|cargo nextest|npm test|"
         r"npm run test|yarn test|pnpm test|mvn test|gradle test|dotnet test|mix test|e2e|unit tests?|tests?|specs?|"
@@ -102,7 +102,7 @@ BASE_SUCCESS = r"(?<![\w-])\d+ (?:passed|passing|tests? passed)(?![\w-])|✅|✔
 BASE_FAILURE = (
     r"(?<![\w-])[1-9]\d* (?:failed|failures?|errors?|failing)(?![\w-])|❌|✗|✘|🔴|(?<![\w-])fail(?:ed)?(?![\w-])"
 )
-BASE_IMPLIES: dict[Kind, str] = {"test": r"\d+ (?:passed|passing|tests? passed)"}
+BASE_IMPLIES: dict[str, str] = {"test": r"\d+ (?:passed|passing|tests? passed)"}
 BASE_PSEUDO = r"(?<![\w-])0 (?:failed|failures?|errors?)(?![\w-])"
 
 

@@ -14,64 +14,17 @@ from functools import cache
 from freshpass.facts.model import Kind
 
 # Info strings of code samples; output is fenced bare or as text/console/shell/log.
-_SAMPLE_INFO = frozenset(
-    [
-        "python",
-        "py",
-        "js",
-        "javascript",
-        "ts",
-        "typescript",
-        "tsx",
-        "jsx",
-        "rust",
-        "rs",
-        "go",
-        "java",
-        "kotlin",
-        "kt",
-        "c",
-        "cpp",
-        "c++",
-        "cs",
-        "csharp",
-        "ruby",
-        "rb",
-        "php",
-        "swift",
-        "scala",
-        "json",
-        "yaml",
-        "yml",
-        "toml",
-        "ini",
-        "xml",
-        "html",
-        "css",
-        "sql",
-        "diff",
-        "patch",
-        "dockerfile",
-        "makefile",
-        "lua",
-        "elixir",
-        "ex",
-        "haskell",
-        "hs",
-        "dart",
-        "groovy",
-        "r",
-        "perl",
-        "zig",
-        "nim",
-        "ocaml",
-    ]
+_SAMPLES = (
+    "python py js javascript ts typescript tsx jsx rust rs go java kotlin kt c cpp c++ cs "
+    "csharp ruby rb php swift scala json yaml yml toml ini xml html css sql diff patch dockerfile "
+    "makefile lua elixir ex haskell hs dart groovy r perl zig nim ocaml"
 )
+_SAMPLE_INFO = frozenset(_SAMPLES.split())
 
 
 @cache
-def _patterns() -> tuple[tuple[re.Pattern[str], Kind], tuple[re.Pattern[str], ...]]:
-    passing = (
+def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Pattern[str], ...]]:
+    passing: tuple[tuple[str, Kind], ...] = (
         (r"^=+ (?:[\w ,.]*?)\b\d+ passed\b[^=\n]*=+\s*$", "test"),  # pytest's summary line
         (r"^\s*tests:\s+(?:\d+ skipped, )?\d+ passed, \d+ total", "test"),  # jest / vitest
         (r"^\s*test result: ok\. \d+ passed", "test"),  # cargo test
@@ -93,7 +46,7 @@ def _patterns() -> tuple[tuple[re.Pattern[str], Kind], tuple[re.Pattern[str], ..
         r"^\s*error[:\[]",
     )
     return (
-        tuple((re.compile(pattern, re.MULTILINE), kind) for pattern, kind in passing),  # type: ignore[misc]
+        tuple((re.compile(pattern, re.MULTILINE), kind) for pattern, kind in passing),
         tuple(re.compile(pattern, re.MULTILINE) for pattern in failing),
     )
 

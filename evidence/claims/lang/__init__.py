@@ -12,4 +12,5 @@ LANGUAGES = ("en", "zh", "es", "de", "ja", "fr", "pt", "ru")
 def lexicon(language: str) -> Lexicon:
     """The lexicon of `language` (English for one the reader does not know)."""
     module = importlib.import_module(f"freshpass.evidence.claims.lang.{language if language in LANGUAGES else 'en'}")
-    return module.LEXICON  # type: ignore[no-any-return]
+    found: Lexicon = module.LEXICON
+    return found
