@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -76,20 +77,27 @@ def hook(runs: int) -> None:
             "claude-stop, no message": json.dumps(base),
         }
         samples: dict[str, list[float]] = {name: [] for name in payloads}
+        cpu: dict[str, list[float]] = {name: [] for name in payloads}
         for round_ in range(runs + 1):
             for name, payload in payloads.items():
                 argv = [sys.executable, "-c", "pass"] if payload is None else [
                     sys.executable, "-m", "freshpass", "hook", "claude-stop"]  # fmt: skip
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 started = time.perf_counter()
                 subprocess.run(argv, cwd=repo, env=env, input=payload, capture_output=True, text=True, check=False)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 if round_:  # the first round fills the bytecode cache
                     samples[name].append(time.perf_counter() - started)
+                    cpu[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         baseline = statistics.median(samples["python -c pass"])
-        print(f"| process ({runs} runs, load {os.getloadavg()[0]:.1f}) | p50 | min | over python -c pass (p50) |")
-        print("| --- | --- | --- | --- |")
+        cpu_baseline = statistics.median(cpu["python -c pass"])
+        print(f"| process ({runs} runs, load {os.getloadavg()[0]:.1f}) | wall p50 | wall min | over python -c pass "
+              "(p50) | CPU p50 | CPU over python -c pass |")  # fmt: skip
+        print("| --- | --- | --- | --- | --- | --- |")
         for name, times in samples.items():
-            p50 = statistics.median(times)
-            print(f"| {name} | {p50 * 1000:.0f} ms | {min(times) * 1000:.0f} ms | {(p50 - baseline) * 1000:+.0f} ms |")
+            p50, cpu50 = statistics.median(times), statistics.median(cpu[name])
+            print(f"| {name} | {p50 * 1000:.0f} ms | {min(times) * 1000:.0f} ms | {(p50 - baseline) * 1000:+.0f} ms | "
+                  f"{cpu50 * 1000:.0f} ms | {(cpu50 - cpu_baseline) * 1000:+.0f} ms |")  # fmt: skip
 
 
 def main() -> None:
