@@ -99,16 +99,20 @@ def read_head(path: str | os.PathLike[str], limit: int) -> bytes:
     few names)."""
     fd, _ = _open_regular(path, follow_symlinks=True)
     try:
-        chunks: list[bytes] = []
-        remaining = limit
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
+        return _read_up_to(fd, limit)
     finally:
         os.close(fd)
+
+
+def _read_up_to(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    remaining = limit
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
     return b"".join(chunks)
 
 
@@ -127,17 +131,10 @@ def read_tail(path: str | os.PathLike[str], limit: int) -> tuple[bytes, bool]:
         start = max(0, info.st_size - limit)
         if start:
             os.lseek(fd, start, os.SEEK_SET)
-        chunks: list[bytes] = []
-        remaining = limit
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
+        data = _read_up_to(fd, limit)
     finally:
         os.close(fd)
-    return b"".join(chunks), start == 0
+    return data, start == 0
 
 
 def first_line(path: str | os.PathLike[str], limit: int = 4096) -> bytes:
