@@ -389,21 +389,11 @@ def test_a_plainly_reported_blocker_is_no_claim(repo: Path) -> None:
 
 # The shapes the word-list matcher accused: none of them claims a pass, so with a fresh pass and nothing changed the
 # stop is allowed.
-NOT_CLAIMS = [
-    "No, the tests aren't passing.",
-    "It doesn’t work yet — the test still times out.",
-    "None of the new tests pass yet.",
-    "I expect the suite to be green after this.",
-    "Hopefully this gets CI green.",
+NOT_CLAIMS = [  # every shape is read in tests/unit/test_claims.py; through the real CLI, one of each family
+    "No, the tests aren’t passing.",
     "这个改动应该能让测试通过。",
-    "1. Fix the fixture\n2. Confirm all tests pass",
-    "Next, run `npm run e2e` and check that all specs pass.",
-    "- [ ] unit tests pass\n- [ ] docs",
-    "> All tests pass\n\nThat is what the PR says.",
+    "- [ ] unit tests pass\n\n> All tests pass",
     "According to the last nightly build, the suite was green on Monday.",
-    "JWTs are now verified before the claims are read.",
-    "Tests that pass `None` as the timeout now get the default.",
-    "I verified that the bug reproduces on main.",
     "The type check isn't clean yet.",
 ]
 
