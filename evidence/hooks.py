@@ -262,7 +262,8 @@ def stop_request(payload: Any, *, agent: str) -> StopRequest | Skip:
 
 def cursor_stop_request(payload: Any) -> StopRequest | Skip:
     """Cursor's `stop` input: one budget per conversation (`conversation_id`); only a `completed` stop is checked
-    (an aborted or failed turn is the person's business, not a claim of done)."""
+    (an aborted or failed turn is the person's business, not a claim of done). It carries no last message; its
+    `transcript_path`, where given, is where the claims are read."""
     if not isinstance(payload, Mapping):
         return Skip(f"stdin is JSON {type(payload).__name__}, not a hook object")
     status = payload.get("status")
@@ -274,7 +275,8 @@ def cursor_stop_request(payload: Any) -> StopRequest | Skip:
     if isinstance(cwd, Skip):
         return cwd
     conversation = _text(payload.get("conversation_id")) or "unknown"
-    return StopRequest("cursor", cwd, f"cursor:{conversation}")
+    transcript = _text(payload.get("transcript_path"))
+    return StopRequest("cursor", cwd, f"cursor:{conversation}", None, (Path(transcript),) if transcript else ())
 
 
 # ---- recording a reported run ----------------------------------------------------------------------------------------

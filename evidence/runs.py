@@ -622,6 +622,17 @@ def exit_status(report: Report) -> int | None:
     return 1 if counts is not None and counts.failed > 0 else None
 
 
+def expects_summary(match: Match, facts: ProjectFacts | None) -> bool:
+    """Would a run of this check print a test summary freshpass reads? True when the check runs a known test tool
+    (its facts entry lists the tools it runs, `suites`) or when no facts entry names it; False for a project's own
+    test program (`make test` running `python3 tests/check_app.py`), whose output has no format to confirm it by."""
+    declared = next(
+        (c for c in (facts.verify_commands if facts else ()) if c.source == match.source and c.kind == match.kind),
+        None,
+    )
+    return declared is None or bool(declared.suites)
+
+
 def confirms(output: str, exit_code: int) -> bool:
     """Does a test run's output carry a test summary that agrees with its exit status (pytest's `N passed`,
     cargo's `test result: ok`, …)? Only such a reported pass is `reported` rather than `unconfirmed`."""
@@ -673,7 +684,12 @@ async def record_reported(
     def observed(match: Match) -> Observed:
         if report.paired and report.start is None:
             return "unconfirmed"
-        if match.kind == "test" and exit_code == 0 and not confirms(report.output, exit_code):
+        if (
+            match.kind == "test"
+            and exit_code == 0
+            and expects_summary(match, plan.facts)
+            and not confirms(report.output, exit_code)
+        ):
             return "unconfirmed"
         return "reported"
 

@@ -17,6 +17,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import TextIO
 
 SMALL_FILE_LIMIT = 1 << 20  # 1 MiB: ignore files, `.git` pointer files, `HEAD`, refs, config
 DOCUMENT_LIMIT = 64 << 20  # 64 MiB: a source file an editor has open
@@ -98,17 +99,42 @@ def read_head(path: str | os.PathLike[str], limit: int) -> bytes:
     few names)."""
     fd, _ = _open_regular(path, follow_symlinks=True)
     try:
-        chunks: list[bytes] = []
-        remaining = limit
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
+        return _read_up_to(fd, limit)
     finally:
         os.close(fd)
+
+
+def _read_up_to(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    remaining = limit
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
     return b"".join(chunks)
+
+
+def open_regular_text(path: str | os.PathLike[str]) -> TextIO:
+    """A regular file of any size opened for reading as UTF-8 text (undecodable bytes replaced), line by line;
+    `NotRegularFile` for a FIFO, socket, device or directory."""
+    fd, _ = _open_regular(path, follow_symlinks=True)
+    return open(fd, encoding="utf-8", errors="replace")
+
+
+def read_tail(path: str | os.PathLike[str], limit: int) -> tuple[bytes, bool]:
+    """At most the last `limit` bytes of a regular file of any size, and whether that is all of it (an agent's
+    transcript, whose end is what is read)."""
+    fd, info = _open_regular(path, follow_symlinks=True)
+    try:
+        start = max(0, info.st_size - limit)
+        if start:
+            os.lseek(fd, start, os.SEEK_SET)
+        data = _read_up_to(fd, limit)
+    finally:
+        os.close(fd)
+    return data, start == 0
 
 
 def first_line(path: str | os.PathLike[str], limit: int = 4096) -> bytes:

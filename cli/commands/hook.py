@@ -186,9 +186,11 @@ def edited_in_transcript(transcript: Path) -> list[str]:
     can see, and an agent that committed its edits would otherwise look as if it changed nothing. An unreadable or
     unfamiliar transcript gives no paths, never an error.
     """
+    from freshpass.facts.files import open_regular_text
+
     paths: dict[str, None] = {}
     try:
-        with open(transcript, encoding="utf-8", errors="replace") as lines:
+        with open_regular_text(transcript) as lines:  # a FIFO or a device is no transcript: refused, not read
             for line in lines:
                 if '"tool_use"' not in line:  # most lines are text; parse only tool calls
                     continue
@@ -226,6 +228,7 @@ def _read_payload() -> tuple[Any, str]:
 
 def _stop(args: argparse.Namespace) -> int:
     from freshpass.evidence.claims import find_claims
+    from freshpass.evidence.claims.transcript import last_message
     from freshpass.evidence.hooks import Skip, stop_request
 
     adapter = args.adapter
@@ -236,7 +239,7 @@ def _stop(args: argparse.Namespace) -> int:
         _warn(adapter, f"{request.reason}; allowing")
         return EXIT_ALLOW
     edited = [path for transcript in request.transcripts for path in edited_in_transcript(transcript)]
-    claims = find_claims(request.message)
+    claims = find_claims(request.message or last_message(request.transcripts))
     decision = _decide_or_allow(adapter, request.cwd, request.session, rules, edited, claims)
     if decision is None:
         return EXIT_ALLOW
@@ -259,7 +262,13 @@ def _cursor_stop(args: argparse.Namespace) -> int:
     if isinstance(request, Skip):
         _warn("cursor-stop", f"{request.reason}; allowing")
     else:
-        decision = _decide_or_allow("cursor-stop", request.cwd, request.session, rules)
+        from freshpass.evidence.claims import find_claims
+        from freshpass.evidence.claims.transcript import last_message
+
+        if not request.transcripts:
+            _warn("cursor-stop", "the stop input has no transcript_path, so the agent's claims cannot be checked")
+        claims = find_claims(last_message(request.transcripts))
+        decision = _decide_or_allow("cursor-stop", request.cwd, request.session, rules, claims=claims)
     if decision is not None and decision.verdict == "nudge":
         # Cursor submits this as the next user message (its hook's `loop_limit` caps the follow-ups too).
         print(json.dumps({"followup_message": decision.message}))

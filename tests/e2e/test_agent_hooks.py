@@ -387,6 +387,63 @@ def test_a_plainly_reported_blocker_is_no_claim(repo: Path) -> None:
     assert (result.returncode, result.stdout) == (0, "")
 
 
+# The shapes the word-list matcher accused: none of them claims a pass, so with a fresh pass and nothing changed the
+# stop is allowed.
+NOT_CLAIMS = [  # every shape is read in tests/unit/test_claims.py; through the real CLI, one of each family
+    "No, the tests aren’t passing.",
+    "这个改动应该能让测试通过。",
+    "- [ ] unit tests pass\n\n> All tests pass",
+    "According to the last nightly build, the suite was green on Monday.",
+    "The type check isn't clean yet.",
+]
+
+
+def test_what_is_no_claim_allows_the_stop_after_a_fresh_pass(repo: Path) -> None:
+    assert run_cli("run", "--", "pytest", cwd=repo, env=TOOL_PATH).returncode == 0
+    for message in NOT_CLAIMS:
+        result = claude_stop(repo, message)
+        assert (result.returncode, result.stdout) == (0, ""), message
+
+
+def assistant_line(message_id: str, block: dict[str, Any]) -> str:
+    """One line of Claude Code's JSONL transcript for one content block of the model's reply."""
+    message = {"id": message_id, "role": "assistant", "model": "claude", "content": [block]}
+    return json.dumps({"type": "assistant", "isSidechain": False, "uuid": f"u-{message_id}", "message": message})
+
+
+def test_a_claim_read_from_the_transcript_when_the_payload_has_no_message_blocks(repo: Path) -> None:
+    transcript = repo.parent / "transcript.jsonl"
+    transcript.write_text("\n".join([
+        json.dumps({"type": "user", "message": {"role": "user", "content": "Fix the addition."}}),
+        assistant_line("msg_1", {"type": "text", "text": "Let me look at the code."}),
+        assistant_line("msg_1", {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "x"}}),
+        json.dumps({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "def add(a, b): ..."}]}}),
+        assistant_line("msg_2", {"type": "text", "text": "I fixed the addition.\n\nAll tests pass."}),
+    ]) + "\n")  # fmt: skip
+    reason = block_reason(claude_stop(repo))  # an older Claude Code: no last_assistant_message
+    assert reason is not None and "“All tests pass.”" in reason
+
+    outcome, _ = record(claude_code_reports(repo, "pytest -q"))
+    assert outcome["recorded"] is True
+    assert (claude_stop(repo).returncode, claude_stop(repo).stdout) == (0, "")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "/dev/urandom"])
+def test_a_transcript_that_is_no_regular_file_is_not_read(repo: Path, kind: str) -> None:
+    transcript = repo.parent / "transcript.jsonl"
+    if kind == "fifo":
+        os.mkfifo(transcript)
+    else:
+        transcript.symlink_to(kind)
+    assert run_cli("run", "--", "pytest", cwd=repo, env=TOOL_PATH).returncode == 0
+    result = run_cli("hook", "claude-stop", input=json.dumps(
+        {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "Stop",
+         "stop_hook_active": False}), timeout=30)  # fmt: skip
+    assert (result.returncode, result.stdout) == (0, ""), result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_codex_stop_shape_blocks_then_allows(repo: Path) -> None:
     """Codex's Stop input (codex-rs/hooks/schema/generated/stop.command.input.schema.json: every field required,
     no others) and its output contract (decision "block" with a non-blank reason)."""
@@ -424,11 +481,6 @@ def test_cursor_stop_budget_per_conversation_and_aborted_turns_skipped(repo: Pat
     assert "followup_message" in cursor_stop("conv-b")  # another conversation has its own budget
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="since the fast hook entry merged from main, the hook records this `make test` as targeted although "
-    "facts and classify say full (passes on h18-rank before that merge)",
-)
 def test_a_make_test_running_a_program_of_the_tests_is_the_test_and_its_pass_allows_the_stop(tmp_path: Path) -> None:
     """`test:` whose body is `python3 tests/check_app.py`: the project's test, so a passing `make test` on the
     content is what the Stop hook asks for, and then it lets the agent stop."""
@@ -457,3 +509,20 @@ def test_a_make_test_running_a_program_of_the_tests_is_the_test_and_its_pass_all
     )  # fmt: skip
     allowed = claude_stop(repo, active=True)
     assert (allowed.returncode, allowed.stdout) == (0, "")
+
+
+def test_cursor_stop_reads_claims_from_its_transcript_or_says_it_cannot(repo: Path) -> None:
+    assert run_cli("run", "--", "pytest", cwd=repo, env=TOOL_PATH).returncode == 0
+    base = {"hook_event_name": "stop", "conversation_id": "conv-c", "generation_id": "g",
+            "workspace_roots": [str(repo)], "status": "completed", "loop_count": 0}  # fmt: skip
+    silent = run_cli("hook", "cursor-stop", input=json.dumps(base))
+    assert (silent.returncode, silent.stdout.strip()) == (0, "{}")
+    assert "claims cannot be checked" in silent.stderr
+
+    transcript = repo.parent / "cursor-transcript.jsonl"
+    transcript.write_text(json.dumps({"role": "assistant", "message": {"content": [
+        {"type": "text", "text": "Done. Lint is clean and the type check passes."}]}}) + "\n")  # fmt: skip
+    claimed = run_cli("hook", "cursor-stop", input=json.dumps({**base, "transcript_path": str(transcript)}))
+    assert claimed.returncode == 0, claimed.stderr
+    followup = json.loads(claimed.stdout)["followup_message"]
+    assert "“Lint is clean and the type check passes.”" in followup

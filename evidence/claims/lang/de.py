@@ -1,0 +1,53 @@
+"""German: separable verbs ("laufen … durch") match across the words between them, within the clause."""
+
+from freshpass.evidence.claims.lexicon import Lexicon, W
+
+LEXICON = Lexicon(
+    language="de",
+    subjects={
+        "test": W(r"tests?|testfälle|unit-tests|e2e-tests|suite|testsuite|testlauf"),
+        "lint": W(r"linter|lint|stil|formatierung"),
+        "typecheck": W(r"typprüfung|typecheck|typen|typ-check|typchecker"),
+        "build": W(r"build|kompilierung|es kompiliert"),
+        "check": W(r"alles|prüfungen|checks|ci"),
+    },
+    success=W(r"bestanden|bestehen|besteht|grün|sauber|erfolgreich|zufrieden|kompiliert|fehlerfrei|in ordnung|ok")
+    + r"|"
+    + W(r"laufen|läuft|liefen|lief")
+    + r"[^,;.]*?"
+    + W(r"durch(?:gelaufen)?")
+    + r"|"
+    + W(r"durchgelaufen"),
+    implies={"build": W(r"kompiliert")},
+    pseudo=W(
+        r"keine (?:fehler|fehlschläge|warnungen|befunde|probleme|beanstandungen)|ohne (?:fehler|warnungen)|"
+        r"meldet (?:keine fehler|nichts)|zeigt keine (?:warnungen|fehler)|null fehler"
+    ),
+    self_claim=W(
+        r"(?:habe|haben) (?:das|es|ihn|sie|die änderung)? ?(?:\w+ )?getestet|"
+        r"erledigt und getestet|getestet und funktioniert"
+    ),
+    negation_follows=True,
+    negation=W(r"nicht|kein|keine|keiner|keinen|nie|niemals|noch nicht|ohne|nein|weder"),
+    failure=W(
+        r"fehlschlagen|schlagen|schlägt|fehlgeschlagen|schlug|scheitert|scheitern|rot|kaputt|bricht|fehler|"
+        r"timeout|abbruch"
+    ),
+    failure_attributive=W(r"(?:der |die )?(?:zuvor |vorher )?fehlschlagende[nr]? tests?"),
+    partial=W(r"die meisten|meisten|einige|manche|fast alle|außer|bis auf"),
+    hedge=W(
+        r"sollte|sollten|dürfte|dürften|wahrscheinlich|vermutlich|hoffe|hoffentlich|könnte|könnten|vielleicht|"
+        r"eigentlich|müsste|müssten|erwarte|anscheinend"
+    ),
+    future=W(r"werde|werden|wird|als nächstes|als nächstes|morgen|später|demnächst|gleich"),
+    conditional=W(r"wenn|falls|sobald|sofern|solange"),
+    imperative=W(r"führe|führen sie|prüfe|prüfen|bestätige|bestätigen|stelle sicher|bitte|starte|lass|lasse"),
+    instruction=W(r"prüfe, ob|prüfen, ob|bestätigen, dass|sicherstellen|stelle sicher|bitte"),
+    reported=W(
+        r"laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|letzten woche|vor meiner änderung|"
+        r"nightly|am montag|pr-beschreibung|beschreibung"
+    ),
+    transitive=W(r"übergeben|durchreichen|reicht"),
+    clause_break=W(r"und|aber|doch|jedoch|während|obwohl|weil|da|sondern|deshalb"),
+    green_subject=W(r"alles|es"),
+)

@@ -1,0 +1,67 @@
+"""English."""
+
+from freshpass.evidence.claims.lexicon import Lexicon, W
+
+LEXICON = Lexicon(
+    language="en",
+    subjects={
+        "test": W(r"the suite|suite|testing|packages|all \d+ (?:new )?tests"),
+        "lint": W(r"style checks?|formatting|format check"),
+        "typecheck": W(r"types|typing|type errors|the type checker|type-check(?:ing)?"),
+        "build": W(r"compilation|the build"),
+        "check": W(r"checks?|all checks|everything|it all"),
+    },
+    success=W(
+        r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|successful(?:ly)?|succeeds|green|clean|ok(?:ay)?|happy|"
+        r"all good|compiles?|compiled|compiling|fine|work(?:s|ing)? (?:fine|again)"
+    ),
+    implies={"build": W(r"compiles?|compiled|compiling")},
+    pseudo=W(
+        r"no (?:failures?|errors?|issues?|problems?|warnings?|complaints?|findings?|type errors|lint errors)|"
+        r"zero (?:failures?|errors?|warnings?)|nothing (?:fails|failed|failing|broke)|"
+        r"without (?:any )?(?:failures?|errors?|warnings?)|(?:does|did)n't complain|not a single failure"
+    ),
+    self_claim=(
+        W(r"(?:i|we)(?:'ve| have)? (?:\w+ )?(?:tested|verified|validated)(?! that| whether| the bug| it reproduces)")
+        + "|"
+        + W(r"done and tested|tested and working|verified working|fully tested|tested thoroughly")
+    ),
+    negation=W(
+        r"not|no|never|none|neither|nor|cannot|unable|without|nothing|\w+n't|n't|no longer|yet to|fail(?:s|ed)? to"
+    ),
+    failure=W(
+        r"fail(?:s|ed|ing|ures?)?|broken|breaks|broke|error(?:s|ed)?|crash(?:es|ed)?|times? out|timed out|"
+        r"timeout|red|regress(?:ed|ion)"
+    ),
+    failure_attributive=W(
+        r"(?:the |previously |formerly |once )?failing (?:tests?|specs?|case)|tests? that (?:was |were )?fail(?:ed|ing)"
+    ),
+    partial=W(r"most|some|almost all|nearly all|except|apart from|other than|all but|mostly|several"),
+    hedge=W(
+        r"should|shall|would|might|may|could|probably|likely|hopefully|presumably|expect(?:ed)? to|i expect|"
+        r"i think|i believe|i assume|seems?|appears? to|supposed to|ought to|fingers crossed|in theory"
+    ),
+    future=W(r"will|\w+'ll|going to|gonna|about to|next|later|tomorrow|once|eventually|plan to|want to|let me"),
+    conditional=W(r"if|unless|once|when|whenever|provided|assuming|as long as|in case"),
+    imperative=r"(?:to \w+ )?"
+    + W(
+        r"run|re-?run|check|confirm|make sure|ensure|verify|execute|try|please|let's|start|open|add|install|"
+        r"remember to|don't forget|be sure|double-check"
+    ),
+    instruction=W(
+        r"(?:check|confirm|ensure|verify|make sure|see|test|validate) (?:that|whether|if)|make sure|to (?:check|verify|"
+        r"confirm|ensure|make sure)|need(?:s)? to|have to|must|until"
+    ),
+    question=W(r"do|does|did|can|could|would|should|is|are|will") + r"\s.*\?",
+    reported=W(
+        r"according to|said|says|say|told|claims?|claimed|reportedly|apparently|the user|someone|somebody|they said|"
+        r"per the|nightly|yesterday|last (?:week|night|time|run)|on (?:monday|tuesday|wednesday|thursday|friday|"
+        r"saturday|sunday)|before (?:my|the|this|these) (?:change|changes|edit|edits|fix|refactor)|previously|"
+        r"used to|earlier today|pr description|the description|the log says|the issue"
+    ),
+    transitive=W(r"pass(?:es|ed|ing)?") + r"(?=\s+(?:`|a\b|an\b|the\b|through|along\b|to\b|it\b|them\b|this\b|"
+    r"that\b|none\b|null\b|true\b|false\b|\w+ as\b|custom|your|their|its|our|my|in (?:a|an|the)\b|on to\b|"
+    r"over\b|by\b))|(?<![\w-])pass-through",
+    clause_break=W(r"and|but|while|whereas|although|though|however|so|yet|because|since|which|after|before|then"),
+    green_subject=W(r"it|it's|everything|all|that|we're|we are"),
+)

@@ -1,0 +1,49 @@
+"""Spanish."""
+
+from freshpass.evidence.claims.lexicon import Lexicon, W
+
+LEXICON = Lexicon(
+    language="es",
+    subjects={
+        "test": W(r"pruebas?|tests?|suite|la suite|pruebas unitarias"),
+        "lint": W(r"linter|lint|estilo|formato"),
+        "typecheck": W(r"tipos|chequeo de tipos|comprobación de tipos|verificación de tipos|type check"),
+        "build": W(r"compilación|build"),
+        "check": W(r"todo|verificaciones|comprobaciones|chequeos|ci"),
+    },
+    success=W(
+        r"pasan|pasa|pasaron|pasó|pasando|pasado|en verde|verde|limpio|limpia|exitos[oa]s?|exitosamente|"
+        r"correctamente|compila|compiló|bien|funciona"
+    ),
+    implies={"build": W(r"compila|compiló")},
+    pseudo=W(
+        r"sin (?:errores|fallos|advertencias|problemas|warnings)|no (?:reporta|muestra|da|hay|tiene) "
+        r"(?:errores|fallos|advertencias|problemas)|no se queja|ningún (?:error|fallo)|cero (?:errores|fallos)"
+    ),
+    self_claim=W(r"(?:lo |la )?probé|hecho y probado|probado y funcionando|verificado y funcionando"),
+    negation=W(r"no|nunca|ninguna?|ninguno|ni|sin|todavía no|aún no|tampoco"),
+    failure=W(r"fall(?:a|an|ó|aron|ando|o|os|aba|aban|ido)|falla|roto|rota|errores|error|timeout"),
+    failure_attributive=W(r"(?:la |el )?(?:prueba|test) que fallaba"),
+    partial=W(r"la mayoría|mayoría|algunas?|algunos|casi todas?|excepto|salvo|menos"),
+    hedge=W(
+        r"debería|deberían|debe|deben|espero|ojalá|probablemente|quizás?|tal vez|podría|podrían|puede que|"
+        r"supongo|creo que|parece"
+    ),
+    future=W(r"voy a|vamos a|ejecutaré|correré|a continuación|mañana|luego|después|volverán|pasarán|será|serán"),
+    conditional=W(r"si|cuando|una vez|en cuanto|siempre que|en caso de"),
+    imperative=W(
+        r"ejecuta|ejecute|corre|corra|comprueba|compruebe|verifica|verifique|asegúrate|confirma|confirmar|revisa|"
+        r"por favor|lanza|prueba a"
+    ),
+    instruction=W(
+        r"comprueba que|compruebe que|confirmar que|asegúrate de|verifica que|asegurar que|hay que|tienes que"
+    ),
+    question=r"¿",
+    reported=W(
+        r"según|dijo|dice|dicen|el usuario|ayer|la semana pasada|antes de mi cambio|antes del cambio|nocturno|"
+        r"descripción del pr|anteriormente"
+    ),
+    transitive=W(r"pasar|pasa|pasan") + r"(?=\s+(?:`|una?\b|el\b|la\b|los\b|las\b|su\b|tu\b))",
+    clause_break=W(r"y|pero|aunque|mientras|así que|porque|sino"),
+    green_subject=W(r"todo|todo está"),
+)

@@ -1,0 +1,50 @@
+"""French: the negation brackets the verb (« ne passent pas »): its first half is the trigger."""
+
+from freshpass.evidence.claims.lexicon import Lexicon, W
+
+LEXICON = Lexicon(
+    language="fr",
+    subjects={
+        "test": W(r"tests?|tests unitaires|suite|la suite|e2e"),
+        "lint": W(r"linter|lint|style|formatage"),
+        "typecheck": W(r"types|typage|vérification des types|typecheck"),
+        "build": W(r"compilation|build|ça compile"),
+        "check": W(r"tout|vérifications|contrôles|ci"),
+    },
+    success=W(
+        r"passent|passe|passé|passés|sont passés|passaient|vert|verte|verts|au vert|propre|réussi|réussit|réussie|"
+        r"compile|content|ok|marche|fonctionne|avec succès"
+    ),
+    implies={"build": W(r"compile")},
+    pseudo=W(
+        r"aucun(?:e)? (?:erreur|échec|avertissement|problème|souci)s?|sans (?:erreur|échec|avertissement)s?|"
+        r"n'(?:affiche|signale|remonte|indique) aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
+        r"ne (?:signale|remonte|montre|affiche) aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
+        r"zéro (?:erreur|échec)s?"
+    ),
+    self_claim=W(r"je l'ai (?:\w+ )?testée?|fait et testé|testé et validé|testé à fond"),
+    negation=W(r"ne|n'|pas|jamais|aucun|aucune|plus|sans|non|ni"),
+    failure=W(r"échou(?:e|ent|é|ait|aient)|échecs?|cassée?s?|plante|erreurs?|expire|timeout|rouge"),
+    failure_attributive=W(r"(?:le )?test qui échouait"),
+    partial=W(r"la plupart|plupart|certains|quelques|presque tous|sauf|excepté|hormis"),
+    hedge=W(
+        r"devrait|devraient|doit|doivent|probablement|sans doute|j'espère|espère|peut-être|pourrait|pourraient|"
+        r"normalement|je pense|semble"
+    ),
+    future=W(r"vais|va|allons|relancerai|lancerai|ensuite|demain|plus tard|repasseront|passeront|sera|seront"),
+    conditional=W(r"si|s'ils|s'il|quand|lorsque|une fois|dès que|à condition"),
+    imperative=W(
+        r"lance|lancez|vérifie|vérifiez|exécute|exécutez|assure-toi|assurez-vous|confirmer|confirme|merci de|passe"
+    ),
+    instruction=W(
+        r"vérifie que|vérifiez que|vérifier que|confirmer que|assure-toi que|assurez-vous que|merci de|il faut"
+    ),
+    question=W(r"est-ce que"),
+    reported=W(
+        r"d'après|selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|avant mon changement|"
+        r"nocturne|description de la pr|auparavant"
+    ),
+    transitive=W(r"passer|passe") + r"(?=\s+(?:`|une?\b|le\b|la\b|les\b|l'|son\b|sa\b|ses\b|votre\b|ton\b))",
+    clause_break=W(r"et|mais|alors que|bien que|tandis que|car|donc|puis"),
+    green_subject=W(r"tout|tout est"),
+)

@@ -1,0 +1,44 @@
+"""Portuguese (Brazilian and European spellings)."""
+
+from freshpass.evidence.claims.lexicon import Lexicon, W
+
+LEXICON = Lexicon(
+    language="pt",
+    subjects={
+        "test": W(r"testes?|testes unitários|suíte|a suíte|e2e"),
+        "lint": W(r"linter|lint|estilo|formatação"),
+        "typecheck": W(r"tipos|checagem de tipos|verificação de tipos|typecheck"),
+        "build": W(r"compilação|build"),
+        "check": W(r"tudo|verificações|checagens|ci"),
+    },
+    success=W(
+        r"passam|passa|passaram|passou|passando|passado|verdes?|limp[oa]s?|bem-sucedid[oa]s?|com sucesso|"
+        r"sucesso|compila|compilou|funciona|ok"
+    ),
+    implies={"build": W(r"compila|compilou")},
+    pseudo=W(
+        r"sem (?:erros?|falhas?|avisos?|problemas?)|não (?:reporta|mostra|tem|há|dá) (?:erros?|falhas?|avisos?|"
+        r"problemas?)|não reclama|nenhuma falha|nenhum erro|zero (?:erros|falhas)|nenhum teste falha"
+    ),
+    self_claim=W(r"testei|feito e testado|testado e funcionando|verificado e funcionando"),
+    negation=W(r"não|nunca|nenhum|nenhuma|nem|sem|ainda não|tampouco"),
+    failure=W(r"falh(?:a|am|ou|aram|ando|ava|avam|as)|quebrad[oa]s?|erros?|timeout"),
+    failure_attributive=W(r"(?:o )?teste que falhava"),
+    partial=W(r"a maioria|maioria|alguns|algumas|quase todos|exceto|menos|salvo"),
+    hedge=W(
+        r"deve|devem|deveria|deveriam|espero|provavelmente|talvez|pode|podem|podem passar|acho que|parece|"
+        r"possivelmente"
+    ),
+    future=W(r"vou|vamos|em seguida|amanhã|depois|voltarão|passarão|será|serão|irei"),
+    conditional=W(r"se|quando|assim que|caso|desde que"),
+    imperative=W(r"rode|roda|execute|executa|confira|verifique|certifique-se|confirmar|confirme|por favor"),
+    instruction=W(r"confira se|verifique se|confirmar que|certifique-se|por favor|é preciso"),
+    reported=W(
+        r"segundo|de acordo com|disse|diz|dizem|o usuário|ontem|semana passada|na semana passada|"
+        r"antes da minha mudança|"
+        r"noturno|descrição do pr|anteriormente"
+    ),
+    transitive=W(r"passar|passa") + r"(?=\s+(?:`|uma?\b|o\b|a\b|os\b|as\b|sua\b|seu\b))",
+    clause_break=W(r"e|mas|embora|enquanto|porque|então|porém"),
+    green_subject=W(r"tudo"),
+)

@@ -1,0 +1,91 @@
+"""A message's structure, from markdown-it-py's tokens: the units a claim is read in.
+
+A unit is one heading, one paragraph (of a list item or not), one table row (its cells are clauses) or one fenced
+block. Checklist items and blockquotes are quoted material — a template, a to-do or someone else's words — and
+are marked so; the reader never takes a claim from them. Inline code stays in the text as a backquoted token
+(`pytest` is a subject), and a paragraph's line breaks end its sentences (agents write one status per line).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_CHECKBOX = re.compile(r"\A\s*\[[ xX✓✔]\]\s")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A piece of a message read on its own: `prose` (lines, or cells for a table row), or a `fence` (its info
+    string and body). `quoted`: a checklist item or blockquote, never a claim."""
+
+    kind: str  # "prose" | "fence"
+    lines: tuple[str, ...]
+    quoted: bool = False
+    info: str = ""
+    cells: bool = False  # a table row: `lines` are its cells, clauses of one sentence
+
+
+def units(message: str) -> list[Unit]:
+    """The units of `message` in order."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(message)
+    found: list[Unit] = []
+    quote_depth = 0
+    item_stack: list[bool] = []  # per open list item: is it a checklist item
+    row: list[str] | None = None
+    header = False
+    for index, token in enumerate(tokens):
+        kind = token.type
+        if kind == "blockquote_open":
+            quote_depth += 1
+        elif kind == "blockquote_close":
+            quote_depth -= 1
+        elif kind == "list_item_open":
+            following = tokens[index + 2] if index + 2 < len(tokens) else None
+            checklist = (
+                following is not None and following.type == "inline" and bool(_CHECKBOX.match(following.content))
+            )
+            item_stack.append(checklist)
+        elif kind == "list_item_close":
+            if item_stack:
+                item_stack.pop()
+        elif kind == "thead_open":
+            header = True
+        elif kind == "thead_close":
+            header = False
+        elif kind == "tr_open":
+            row = []
+        elif kind == "tr_close":
+            if row is not None and not header and any(row):
+                found.append(Unit("prose", tuple(row), quoted=quote_depth > 0, cells=True))
+            row = None
+        elif kind in ("fence", "code_block"):
+            found.append(Unit("fence", (token.content,), quoted=quote_depth > 0 or any(item_stack), info=token.info))
+        elif kind == "html_block":
+            continue
+        elif kind == "inline":
+            text_lines = _inline_lines(token)
+            if row is not None:
+                row.append(" ".join(text_lines))
+                continue
+            quoted = quote_depth > 0 or any(item_stack)
+            found.append(Unit("prose", tuple(text_lines), quoted=quoted))
+    return found
+
+
+def _inline_lines(token: object) -> list[str]:
+    """An inline token's text, inline code kept in backquotes, split at its line breaks."""
+    lines: list[str] = [""]
+    for child in getattr(token, "children", None) or ():
+        kind = child.type
+        if kind == "text":
+            lines[-1] += child.content
+        elif kind == "code_inline":
+            lines[-1] += f"`{child.content}`"
+        elif kind in ("softbreak", "hardbreak"):
+            lines.append("")
+        elif kind == "image":
+            lines[-1] += child.content
+    return [line for line in (line.strip() for line in lines) if line]

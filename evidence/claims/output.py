@@ -1,0 +1,70 @@
+"""Fenced code read by kind: a code sample is no claim; pasted runner output showing a passing run is.
+
+An agent that pastes `===== 42 passed in 3.2s =====`, `ok  github.com/acme/api 0.4s` or `BUILD SUCCESS` says
+the run happened and passed, and a receipt must back that as much as the sentence "all tests pass". Output that
+shows any failure (a non-zero failed count, `FAIL`, `BUILD FAILURE`, `test result: FAILED`) claims nothing, and
+neither does a block whose info string names a programming language (a sample, not a log).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from freshpass.facts.model import Kind
+
+# Info strings of code samples; output is fenced bare or as text/console/shell/log.
+_SAMPLES = (
+    "python py js javascript ts typescript tsx jsx rust rs go java kotlin kt c cpp c++ cs "
+    "csharp ruby rb php swift scala json yaml yml toml ini xml html css sql diff patch dockerfile "
+    "makefile lua elixir ex haskell hs dart groovy r perl zig nim ocaml"
+)
+_SAMPLE_INFO = frozenset(_SAMPLES.split())
+
+
+@cache
+def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Pattern[str], ...]]:
+    passing: tuple[tuple[str, Kind], ...] = (
+        (r"^=+ (?:[\w ,.]*?)\b\d+ passed\b[^=\n]*=+\s*$", "test"),  # pytest's summary line
+        (r"^\s*tests:\s+(?:\d+ skipped, )?\d+ passed, \d+ total", "test"),  # jest / vitest
+        (r"^\s*test result: ok\. \d+ passed", "test"),  # cargo test
+        (r"^ok\s+\S+\s+(?:\(cached\)|[\d.]+s)", "test"),  # go test
+        (r"^\s*ran \d+ tests? in [\d.]+s\s*\n+\s*ok\b", "test"),  # unittest
+        (r"^\s*\d+ examples?, 0 failures", "test"),  # rspec
+        (r"^\s*(?:\[info\] )?build success(?:ful)?\b", "build"),  # maven, gradle
+        (r"^\s*success: no issues found in \d+", "typecheck"),  # mypy
+        (r"^\s*0 errors, 0 warnings", "typecheck"),
+        (r"^\s*all checks passed!", "lint"),  # ruff
+    )
+    failing = (
+        r"\b[1-9]\d* (?:failed|failures?|errors?)\b",
+        r"^(?:--- )?fail\b",
+        r"^\s*(?:\[info\] )?build fail(?:ure|ed)\b",
+        r"test result: failed",
+        r"^\s*failed\b",
+        r"\btraceback \(most recent call last\)",
+        r"^\s*error[:\[]",
+    )
+    return (
+        tuple((re.compile(pattern, re.MULTILINE), kind) for pattern, kind in passing),
+        tuple(re.compile(pattern, re.MULTILINE) for pattern in failing),
+    )
+
+
+def passing_run(info: str, body: str) -> tuple[Kind, str] | None:
+    """The kind of check a fenced block shows passing and the line that shows it, or None (a sample, a failing or
+    unfamiliar output)."""
+    language = info.strip().split(maxsplit=1)[0].lower() if info.strip() else ""
+    if language in _SAMPLE_INFO:
+        return None
+    text = body[-20_000:].lower()
+    passing, failing = _patterns()
+    if any(pattern.search(text) for pattern in failing):
+        return None
+    for pattern, kind in passing:
+        found = pattern.search(text)
+        if found:
+            start = text.rfind("\n", 0, found.start()) + 1
+            end = text.find("\n", found.start())
+            return kind, body[-20_000:][start : end if end >= 0 else None].strip(" =\t")
+    return None

@@ -1,0 +1,207 @@
+"""The claim reader: message → units → sentences → clauses → claims.
+
+Per sentence it reads the **modality and source** first — a question, a condition, someone else's words or run,
+an older time: no claim anywhere in it. Then per clause (a sentence cut at `, ; : — ( )` and at the language's
+conjunctions; a table row's cells are the clauses of one sentence) it reads the **success predicate** ("pass",
+"green", "✔", "0 failed", "no failures"), its **polarity** — NegEx-style: a negation trigger before the predicate
+in its clause negates it, pseudo-negations ("no failures", "0 failed", "問題ありません") are success, a failure
+stated in the clause ("2 failed", "still fails") or a partial quantifier ("most tests") cancels it, scope ends at
+the clause boundary — and whether the clause (or a clause before it) is hedged, future, an instruction or
+imperative. Last, the **subject**: the kinds of check named in the clause, else in the clauses just before it that
+name only subjects ("Lint, types and tests: all passed"), else what the predicate implies ("42 passed" is tests,
+"compiles" is the build, "it's green" is everything).
+
+Inline code is kept as a backquoted token for subjects (`pytest`, `cargo test`) and blanked for everything else,
+so words inside a command never read as the agent's own.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from freshpass.evidence.claims.lexicon import KINDS, Lexicon, Patterns
+from freshpass.facts.model import Kind
+
+_CODE = re.compile(r"`[^`]*`")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|(?<=[.!?])(?=[\u3040-\u30ff\u4e00-\u9fff])")
+_CLAUSE_MARK = r"[;:,()\[\]—–，；：（）]|\s-\s|\.\.\.|…|\s/\s"
+_LIST_MARK = re.compile(r"\A\s*(?:[-*•+]|\d+[.)])\s+")
+_QUESTION_END = re.compile(r"[?？]\s*[)\]」』\"'”]*\s*\Z")
+_SHORT_CLAUSE = 3  # words: a clause this short that is only a hedge ("probably,") hedges what follows
+
+
+@dataclass(frozen=True)
+class Found:
+    """A claim read in one sentence: the kinds it is about and the sentence, as written."""
+
+    kinds: tuple[Kind, ...]
+    quote: str
+
+
+def lower(text: str) -> str:
+    """Lower case that keeps every character's position (so masks and spans line up with the original)."""
+    return "".join(low if len(low := char.lower()) == 1 else char for char in text).replace("’", "'")
+
+
+def mask_code(text: str) -> str:
+    """`text` with the inside of each inline code span blanked (its backquotes kept), positions unchanged."""
+    return _CODE.sub(lambda found: "`" + "·" * (len(found.group()) - 2) + "`", text)
+
+
+def sentences(line: str) -> list[str]:
+    """A line of prose cut into sentences (never inside inline code)."""
+    masked = mask_code(line)
+    cuts = [0, *(found.end() for found in _SENTENCE_END.finditer(masked)), len(line)]
+    return [part for start, end in itertools.pairwise(cuts) if (part := line[start:end].strip())]
+
+
+def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
+    """The claim one sentence makes (its clauses are `parts` already cut, for a table row), or None."""
+    raw = " ; ".join(_LIST_MARK.sub("", part) for part in parts).strip()
+    if not raw:
+        return None
+    patterns = lex.compiled
+    text = lower(raw)
+    masked = mask_code(text)
+    if _QUESTION_END.search(masked) or patterns["question"].search(masked):
+        return None
+    if patterns["conditional"].search(masked) or patterns["reported"].search(masked):
+        return None
+    clauses = _clauses(masked, patterns)
+    subjects = [_subjects(text[start:end], patterns) for start, end in clauses]
+    predicates = [_predicate(masked, start, end, patterns, lex.negation_follows) for start, end in clauses]
+    self_claims = _self_claims(masked, clauses, patterns)
+    kinds: list[Kind] = []
+    blocked = False
+    for index, (start, end) in enumerate(clauses):
+        clause = masked[start:end]
+        if patterns["imperative"].match(clause.lstrip()):
+            blocked = True  # an instruction: it and what follows in the sentence are not what happened
+        if blocked:
+            break
+        hedged = bool(patterns["hedge"].search(clause) or patterns["future"].search(clause))
+        instructed = bool(patterns["instruction"].search(masked, 0, end))
+        if index > 0:
+            before_start, before_end = clauses[index - 1]
+            before = masked[before_start:before_end]
+            if len(before.split()) <= _SHORT_CLAUSE and (
+                patterns["hedge"].search(before) or patterns["future"].search(before)
+            ):
+                hedged = True
+        predicate = predicates[index]
+        if predicate is None:
+            continue
+        if hedged or instructed:
+            continue
+        found = list(subjects[index]) + list(predicate)
+        if not subjects[index]:
+            found += _subjects_before(index, subjects, predicates)
+        if not found and patterns["green_subject"].search(clause):
+            found.append("check")
+        if set(found) == {"check"}:  # "everything passes": the clauses around may say what everything is
+            named = _subjects_before(index, subjects, predicates) + _subjects_after(index, subjects, predicates)
+            found = [kind for kind in named if kind != "check"] or found
+        kinds.extend(kind for kind in found if kind not in kinds)
+    if not blocked:
+        kinds.extend(kind for kind in self_claims if kind not in kinds)
+    if not kinds:
+        return None
+    if len(kinds) > 1 and "check" in kinds:
+        kinds.remove("check")
+    return Found(tuple(kind for kind in KINDS if kind in kinds), raw)
+
+
+def _clauses(masked: str, patterns: Patterns) -> list[tuple[int, int]]:
+    cuts = sorted(
+        {0, len(masked)}
+        | {found.start() for found in re.finditer(_CLAUSE_MARK, masked)}
+        | {found.start() for found in patterns["clause_break"].finditer(masked)}
+    )
+    return [(start, end) for start, end in itertools.pairwise(cuts) if masked[start:end].strip(" ;:,()[]—–，；：（）")]
+
+
+def _subjects(text: str, patterns: Patterns) -> list[Kind]:
+    return [kind for kind in KINDS if patterns[f"subject:{kind}"].search(text)]
+
+
+def _subjects_before(index: int, subjects: list[list[Kind]], predicates: list[list[Kind] | None]) -> list[Kind]:
+    """Subjects of the clauses right before a predicate that has none: "pytest: 42 passed", "lint, types and
+    tests: all passed"; it stops at a clause with a predicate of its own, and looks past at most two without."""
+    found: list[Kind] = []
+    gaps = 0
+    for before in range(index - 1, -1, -1):
+        if predicates[before] is not None:
+            break
+        if subjects[before]:
+            found.extend(subjects[before])
+        elif found or gaps >= 2:
+            break
+        else:
+            gaps += 1
+    return found
+
+
+def _subjects_after(index: int, subjects: list[list[Kind]], predicates: list[list[Kind] | None]) -> list[Kind]:
+    """Subjects listed right after a generic predicate: "Todo pasa: pruebas, lint y tipos"."""
+    found: list[Kind] = []
+    for after in range(index + 1, len(subjects)):
+        if predicates[after] is not None or not subjects[after]:
+            break
+        found.extend(subjects[after])
+    return found
+
+
+def _spans(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return [(found.start(), found.end()) for found in pattern.finditer(text, start, end)]
+
+
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+def _predicate(masked: str, start: int, end: int, patterns: Patterns, follows: bool = False) -> list[Kind] | None:
+    """The kinds a clause's success predicate implies ([] when it implies none), or None when the clause has no
+    success predicate, or only a negated, cancelled or other-sense one."""
+    pseudo = _spans(patterns["pseudo"], masked, start, end)
+    other_sense = _spans(patterns["transitive"], masked, start, end)
+    if patterns["negated_success"].search(masked, start, end):
+        return None
+    attributive = _spans(patterns["failure_attributive"], masked, start, end)
+    for failure in patterns["failure"].finditer(masked, start, end):
+        if not _inside(failure.start(), pseudo) and not _inside(failure.start(), attributive):
+            return None
+    if patterns["partial"].search(masked, start, end):
+        return None
+    successes = [
+        span for span in _spans(patterns["success"], masked, start, end) if not _inside(span[0], other_sense)
+    ] + pseudo
+    if not successes:
+        return None
+    negations = [span for span in _spans(patterns["negation"], masked, start, end) if not _inside(span[0], pseudo)]
+    kept = [span for span in successes if not any(neg_start < span[1] or follows for neg_start, _ in negations)]
+    if not kept:
+        return None
+    implied: list[Kind] = []
+    for kind in KINDS:
+        pattern = patterns[f"implies:{kind}"]
+        if any(pattern.match(masked, span_start) for span_start, _ in kept):
+            implied.append(kind)
+    return implied
+
+
+def _self_claims(masked: str, clauses: list[tuple[int, int]], patterns: Patterns) -> list[Kind]:
+    """ "I verified the change", "Done and tested", "動作確認済み": a claim of the work as a whole, unless a
+    negation in its clause comes before it ("I have not tested it")."""
+    for found in patterns["self_claim"].finditer(masked):
+        clause_start = max((start for start, _ in clauses if start <= found.start()), default=0)
+        negated = any(
+            neg.start() < found.end() for neg in patterns["negation"].finditer(masked, clause_start, found.end())
+        )
+        hedged = patterns["hedge"].search(masked, clause_start, found.end()) or patterns["future"].search(
+            masked, clause_start, found.end()
+        )
+        if not negated and not hedged:
+            return ["check"]
+    return []

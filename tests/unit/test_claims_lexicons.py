@@ -1,0 +1,140 @@
+"""Each language's lexicon on its own: claims with their kinds, and the shapes that are no claim (negation as that
+language writes it, hedges, plans, instructions, reported runs, other senses of the words)."""
+
+from __future__ import annotations
+
+import pytest
+from freshpass.evidence.claims import find_claims
+from freshpass.evidence.claims.lang import LANGUAGES, lexicon
+from freshpass.evidence.claims.lexicon import detect
+
+CLAIMS: dict[str, list[tuple[str, list[str]]]] = {
+    "en": [
+        ("The whole suite passes now.", ["test"]),
+        ("Ran `npm test`: 212 passing.", ["test"]),
+        ("`eslint .` is clean and `tsc` reports no errors.", ["lint", "typecheck"]),
+        ("Fixed; the build is green again.", ["build"]),
+    ],
+    "zh": [
+        ("修好了，`npm test` 全部通过。", ["test"]),
+        ("lint 没有报错。", ["lint"]),
+        ("编译通过。", ["build"]),
+        ("所有检查都通过了 ✅", ["check"]),
+    ],
+    "es": [
+        ("Arreglado: la suite completa pasa.", ["test"]),
+        ("`eslint` no reporta errores.", ["lint"]),
+        ("La compilación es exitosa.", ["build"]),
+        ("Todo en verde ✅", ["check"]),
+    ],
+    "de": [
+        ("Behoben: die komplette Suite läuft durch.", ["test"]),
+        ("`eslint` meldet keine Fehler.", ["lint"]),
+        ("Der Build ist grün.", ["build"]),
+        ("Alle Prüfungen bestanden ✅", ["check"]),
+    ],
+    "ja": [
+        ("修正しました。`npm test` はすべてパスしました。", ["test"]),
+        ("`eslint` はエラーなしです。", ["lint"]),
+        ("ビルドは成功しました。", ["build"]),
+        ("動作確認済み。", ["check"]),
+    ],
+    "fr": [
+        ("Corrigé : toute la suite passe.", ["test"]),
+        ("`eslint` ne signale aucune erreur.", ["lint"]),
+        ("Le build a réussi.", ["build"]),
+        ("Tout est vert ✅", ["check"]),
+    ],
+    "pt": [
+        ("Corrigido: a suíte inteira passa.", ["test"]),
+        ("O `eslint` não mostra erros.", ["lint"]),
+        ("O build foi bem-sucedido.", ["build"]),
+        ("Tudo verde ✅", ["check"]),
+    ],
+    "ru": [
+        ("Исправил: весь набор тестов проходит.", ["test"]),
+        ("`eslint` без ошибок.", ["lint"]),
+        ("Сборка успешна.", ["build"]),
+        ("Все проверки прошли ✅", ["check"]),
+    ],
+}
+
+NOT_CLAIMS: dict[str, list[str]] = {
+    "en": [
+        "The suite doesn’t pass on Windows.",
+        "I think lint is clean now.",
+        "Make sure the build passes before you tag.",
+        "Someone said CI was green yesterday.",
+        "The middleware passes the request to the router.",
+    ],
+    "zh": [
+        "测试没有通过。",
+        "测试应该会通过。",
+        "请确认构建成功。",
+        "据同事说，昨天 CI 是绿的。",
+        "中间件把请求传给路由。",
+    ],
+    "es": [
+        "La suite no pasa en Windows.",
+        "Creo que el lint está limpio.",
+        "Asegúrate de que el build pase antes de etiquetar.",
+        "Ayer alguien dijo que la CI estaba en verde.",
+        "El middleware pasa la petición al router.",
+    ],
+    "de": [
+        "Die Suite läuft unter Windows nicht durch.",
+        "Der Linter sollte jetzt sauber sein.",
+        "Bitte prüfe, ob der Build grün ist.",
+        "Gestern war die CI laut Kollegen grün.",
+        "Die Middleware reicht die Anfrage an den Router durch.",
+    ],
+    "ja": [
+        "Windows ではテストが通りません。",
+        "lint は問題ないはずです。",
+        "タグを付ける前にビルドが成功することを確認してください。",
+        "昨日は CI がグリーンだったそうです。",
+        "ミドルウェアはリクエストをルーターに渡します。",
+    ],
+    "fr": [
+        "La suite ne passe pas sous Windows.",
+        "Le lint devrait être propre maintenant.",
+        "Vérifie que le build passe avant de taguer.",
+        "D'après un collègue, la CI était verte hier.",
+        "Le middleware passe la requête au routeur.",
+    ],
+    "pt": [
+        "A suíte não passa no Windows.",
+        "Acho que o lint está limpo.",
+        "Confira se o build passa antes de criar a tag.",
+        "Ontem alguém disse que a CI estava verde.",
+        "O middleware passa a requisição para o roteador.",
+    ],
+    "ru": [
+        "Набор тестов не проходит на Windows.",
+        "Линтер, наверное, уже чистый.",
+        "Убедись, что сборка проходит, прежде чем ставить тег.",
+        "Вчера, по словам коллеги, CI был зелёным.",
+        "Middleware передаёт запрос в роутер.",
+    ],
+}
+
+
+def test_every_language_has_a_lexicon_and_cases() -> None:
+    assert set(CLAIMS) == set(NOT_CLAIMS) == set(LANGUAGES)
+    assert {lexicon(language).language for language in LANGUAGES} == set(LANGUAGES)
+
+
+@pytest.mark.parametrize(
+    ("language", "message", "kinds"),
+    [(language, message, kinds) for language, cases in CLAIMS.items() for message, kinds in cases],
+)
+def test_claims_per_language(language: str, message: str, kinds: list[str]) -> None:
+    assert detect(message) == language
+    assert sorted(claim.kind for claim in find_claims(message)) == sorted(kinds)
+
+
+@pytest.mark.parametrize(
+    ("language", "message"), [(language, message) for language, cases in NOT_CLAIMS.items() for message in cases]
+)
+def test_no_claim_per_language(language: str, message: str) -> None:
+    assert find_claims(message) == []
