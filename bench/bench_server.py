@@ -167,10 +167,8 @@ class Client:
         await self.client.stop()
 
 
-async def save_latency(
-    command: list[str], root: Path, file: Path, rounds: int, covered: str, counts: list[int] | None = None
-) -> list[float]:
-    """didSave → the first publish for the file, in ms; `counts` gets the number of publishes each save caused."""
+async def open_client(command: list[str], root: Path, file: Path) -> tuple[Client, str]:
+    """A started client with `file` open; for freshpass, once the root's first status has arrived."""
     client = Client()
     await client.start(command, root)
     uri = file.as_uri()
@@ -181,6 +179,14 @@ async def save_latency(
     )
     if command is SERVER:
         await client.until(lambda: any(m == "freshpass/statusChanged" for _, m, _ in client.events))
+    return client, uri
+
+
+async def save_latency(
+    command: list[str], root: Path, file: Path, rounds: int, covered: str, counts: list[int] | None = None
+) -> list[float]:
+    """didSave → the first publish for the file, in ms; `counts` gets the number of publishes each save caused."""
+    client, uri = await open_client(command, root, file)
     samples = []
     for index in range(rounds + 5):
         text = covered if index % 2 else f"VALUE = 'edit {index}'\n"
@@ -217,16 +223,7 @@ async def save_latency_side_by_side(tmp: Path, rounds: int) -> tuple[list[float]
         root = tmp / f"side-{name}"
         file = make_repo(root, 20)[0]
         record_pass(root)
-        client = Client()
-        await client.start(command, root)
-        uri = file.as_uri()
-        client.client.text_document_did_open(
-            types.DidOpenTextDocumentParams(
-                text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=read(file))
-            )
-        )
-        if command is SERVER:
-            await client.until(lambda c=client: any(m == "freshpass/statusChanged" for _, m, _ in c.events))
+        client, uri = await open_client(command, root, file)
         sides.append({"name": name, "client": client, "file": file, "uri": uri, "covered": read(file), "samples": []})
     version = 1
     for index in range(rounds + 5):
