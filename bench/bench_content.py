@@ -4,8 +4,8 @@ Creates the repository in a temp dir (100 directories × 100 small files, commit
 and adds nothing else, computes the snapshot once to warm the page cache, then times `snapshot()` — the temporary
 index copy, `git add --all`, the prose removal and `git write-tree`, all against a private git directory
 (freshpass.ledger.git) — and, for comparison, the same done by git in the repository itself, reading its config
-(how freshpass hashed before git ran against a private git directory). `git status` on the same tree is shown for scale. A non-git root of
-10,000 files is timed too (first and cached hashing).
+(how freshpass hashed before git ran against a private git directory). `git status` on the same tree is shown for
+scale. A non-git root of 10,000 files is timed too (first and cached hashing).
 
     .venv/bin/python bench/bench_content.py [--files N] [--runs N] [--write]
 """

@@ -84,7 +84,8 @@ class Workbench:
         self.page.keyboard.press("Enter")
         # Home: drop any auto-indent so the line is top level.
         self.page.keyboard.press("Home")
-        self.page.keyboard.type(text)
+        # Inserted as text, not typed key by key: no auto-indent or auto-closing reshapes it.
+        self.page.keyboard.insert_text(text)
         self.page.keyboard.press("Escape")
         self.page.keyboard.press("Control+S")
         expect(self.page.locator(".tabs-container .tab.active.dirty")).to_have_count(0, timeout=SLOW)
