@@ -88,6 +88,8 @@ class Ecosystem:
     # Ecosystems this one supersedes when both are present (Flutter over Dart, Stack over Cabal).
     supersedes: tuple[str, ...] = ()
     docs: str = ""  # where its conventions are documented (for people; shown in docs/ecosystems.md)
+    # For people, where `read` decides the command: the full test a plain project of it gets.
+    full_test: str = ""
 
     def all_manifests(self) -> tuple[str, ...]:
         return self.manifests + self.manifest_globs

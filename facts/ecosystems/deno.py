@@ -18,4 +18,5 @@ ECOSYSTEM = Ecosystem(
     ),
     read=lambda c, package: None,  # signals/node.py reads deno tasks
     docs="https://docs.deno.com/runtime/reference/cli/test/",
+    full_test="`deno task test`, else `deno test`",
 )

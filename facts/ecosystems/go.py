@@ -104,4 +104,5 @@ ECOSYSTEM = Ecosystem(
     read=_read,
     root_only=True,
     docs="https://pkg.go.dev/cmd/go#hdr-Test_packages",
+    full_test="`go test ./...` in each module",
 )

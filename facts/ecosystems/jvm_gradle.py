@@ -43,4 +43,5 @@ ECOSYSTEM = Ecosystem(
     vocabulary=_vocabulary(),
     read=_gradle,
     docs="https://docs.gradle.org/current/userguide/java_testing.html#test_filtering",
+    full_test="`./gradlew test` (`gradle test` without the wrapper)",
 )

@@ -48,4 +48,5 @@ ECOSYSTEM = Ecosystem(
     vocabulary=_vocabulary(),
     read=_maven,
     docs="https://maven.apache.org/surefire/maven-surefire-plugin/examples/single-test.html",
+    full_test="`./mvnw test` (`mvn test` without the wrapper)",
 )

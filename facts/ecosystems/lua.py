@@ -53,4 +53,5 @@ ECOSYSTEM = Ecosystem(
     ),
     read=_lua,
     docs="https://lunarmodules.github.io/busted/#usage",
+    full_test="`busted`",
 )

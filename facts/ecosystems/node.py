@@ -20,7 +20,10 @@ def _vocabulary() -> Vocabulary:
 
     return Vocabulary(
         runners=("npm", "pnpm", "yarn", "bun", "npx", "jest", "vitest", "mocha", "node --test", "eslint", "tsc"),
-        narrowing=(*sorted(JEST.narrowing_options | VITEST.narrowing_options), "a test path pattern"),
+        narrowing=(
+            *sorted(JEST.narrowing_options | VITEST.narrowing_options, key=lambda o: (o.startswith("--"), o)),
+            "a test path pattern",
+        ),
         watch=("--watch", "--watchAll", "vitest (bare, in a terminal)", "dev", "serve", "start"),
         writers=("-u", "--updateSnapshot", "--update", "eslint --fix", "prettier --write"),
         test_dirs=("test", "tests", "__tests__"),
@@ -45,4 +48,5 @@ ECOSYSTEM = Ecosystem(
     summary=_counts,
     read=lambda c, package: None,  # signals/node.py reads package.json scripts and workspaces
     docs="https://jestjs.io/docs/cli",
+    full_test="`npm test`, through the manager the lockfile names (`pnpm test` …)",
 )

@@ -114,4 +114,5 @@ ECOSYSTEM = Ecosystem(
     ),
     read=_php,
     docs="https://docs.phpunit.de/en/11.5/textui.html",
+    full_test="`vendor/bin/phpunit` (`php artisan test` in Laravel)",
 )

@@ -9,9 +9,6 @@ from freshpass.facts.tools.summary import TestCounts
 
 from .base import Ecosystem, Vocabulary
 
-# pytest's own settings that choose what is collected: `-o python_functions=test_ok` runs part of the suite.
-PYTEST_SELECTING_SETTINGS = frozenset({"python_functions", "python_files", "python_classes", "addopts", "testpaths"})
-
 
 def _counts(text: str) -> TestCounts | None:
     from freshpass.facts.tools.python import pytest_counts, unittest_counts
@@ -25,8 +22,8 @@ def _vocabulary() -> Vocabulary:
     return Vocabulary(
         runners=("pytest", "py.test", "python", "tox", "nox", "hatch", "uv", "poetry", "pdm", "pipenv", "ruff", "mypy"),
         narrowing=(
-            *sorted(PYTEST.narrowing_options),
-            *(f"-o {name}=…" for name in sorted(PYTEST_SELECTING_SETTINGS)),
+            *sorted(PYTEST.narrowing_options, key=lambda o: (o.startswith("--"), o)),
+            *(f"-o {name}=…" for name in sorted(PYTEST.narrowing_settings)),
             "a test path or node id",
         ),
         narrowing_env=(("PYTEST_ADDOPTS", "pytest"),),
@@ -47,4 +44,5 @@ ECOSYSTEM = Ecosystem(
     summary=_counts,
     read=lambda c, package: None,  # signals/python.py reads pyproject, tox, nox and hatch
     docs="https://docs.pytest.org/en/stable/how-to/usage.html",
+    full_test="pytest, through the lockfile's manager (`uv run pytest`, `poetry run pytest` …)",
 )

@@ -53,4 +53,5 @@ ECOSYSTEM = Ecosystem(
     vocabulary=_vocabulary(),
     read=_ruby,
     docs="https://rspec.info/features/3-13/rspec-core/command-line/",
+    full_test="`bundle exec rspec` (with `.rspec` or `spec/spec_helper.rb`)",
 )

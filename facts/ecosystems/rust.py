@@ -62,4 +62,5 @@ ECOSYSTEM = Ecosystem(
     summary=_counts,
     read=_cargo,
     docs="https://doc.rust-lang.org/cargo/commands/cargo-test.html",
+    full_test="`cargo test` (`cargo test --workspace` for a root package with members)",
 )

@@ -6,6 +6,8 @@ options, positionals, settings and environment variables."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,6 +125,12 @@ def test_each_ecosystem_record_is_complete(name: str) -> None:
         assert eco in registry.by_manifest(manifest)
     if eco.packages:
         assert set(eco.manifests) <= set(PACKAGE_MARKERS)
+
+
+def test_the_ecosystems_page_is_generated_from_the_records() -> None:
+    script = Path(__file__).resolve().parents[2] / "scripts" / "gen-ecosystems"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_build_directory_ecosystem_carries_its_recipe(tmp_path: Path) -> None:
