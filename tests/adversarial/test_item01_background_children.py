@@ -49,9 +49,9 @@ def test_verify_records_a_pass_not_an_abort(tmp_path: Path) -> None:
 
 
 async def test_server_verify_answers(lsp: Session, tmp_path: Path) -> None:
-    root = project(tmp_path / "demo")
+    root = project(tmp_path / "demo", declares=BACKGROUND)
     await lsp.initialize(root)
-    answer = await asyncio.wait_for(lsp.execute("freshpass.verify", {"command": BACKGROUND}), 30)
+    answer = await asyncio.wait_for(lsp.execute("freshpass.verify", {"kind": "test"}), 30)
     assert as_json(answer)["exitCode"] == 0
 
 

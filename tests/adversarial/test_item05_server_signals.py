@@ -22,11 +22,9 @@ from tests.conftest import live_group_members
 async def test_signal_during_verify_tears_the_command_down(
     lsp: Session, tmp_path: Path, signum: signal.Signals
 ) -> None:
-    root = project(tmp_path / "demo")
+    root = project(tmp_path / "demo", declares="echo pgid $$; trap '' TERM; sleep 300 & sleep 300; wait")
     await lsp.initialize(root)
-    running = asyncio.ensure_future(
-        lsp.execute("freshpass.verify", {"command": "echo pgid $$; trap '' TERM; sleep 300 & sleep 300; wait"})
-    )
+    running = asyncio.ensure_future(lsp.execute("freshpass.verify", {"kind": "test"}))
     printed = await lsp.until(
         lambda: re.search(r"pgid (\d+)\n", "".join(o["text"] for o in lsp.outputs)), method="freshpass/output"
     )

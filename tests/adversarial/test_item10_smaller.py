@@ -141,8 +141,8 @@ def test_verify_names_a_detached_app_it_stopped(tmp_path: Path) -> None:
 
 
 async def test_the_server_logs_a_detached_process_it_stopped(lsp: Session, tmp_path: Path) -> None:
-    root = project(tmp_path / "demo")
+    root = project(tmp_path / "demo", declares=DETACH)
     await lsp.initialize(root)
-    answer = as_json(await asyncio.wait_for(lsp.execute("freshpass.verify", {"command": DETACH}), 30))
+    answer = as_json(await asyncio.wait_for(lsp.execute("freshpass.verify", {"kind": "test"}), 30))
     assert answer["exitCode"] == 0
     assert any("outside its process group" in m.message for m in lsp.client.log_messages)
