@@ -111,6 +111,30 @@ def read_head(path: str | os.PathLike[str], limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def read_tail(path: str | os.PathLike[str], limit: int) -> bytes:
+    """At most the last `limit` bytes of a regular file of any size (a transcript that only grows); when the file is
+    longer, the partial first line is dropped so every line returned is whole."""
+    fd, info = _open_regular(path, follow_symlinks=True)
+    try:
+        start = max(0, info.st_size - limit)
+        chunks: list[bytes] = []
+        remaining = limit
+        offset = start
+        while remaining > 0:
+            chunk = os.pread(fd, min(remaining, 1 << 20), offset)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+            offset += len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if start > 0:
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+    return data
+
+
 def first_line(path: str | os.PathLike[str], limit: int = 4096) -> bytes:
     """The first line (at most `limit` bytes, without its newline) of a regular file of any size."""
     fd, _ = _open_regular(path, follow_symlinks=True)

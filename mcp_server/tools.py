@@ -87,6 +87,22 @@ class ReceiptsResult(TypedDict):
     receipts: list[dict[str, Any]]
 
 
+def _plain(value: Any) -> Any:
+    """`value` with every text valid UTF-8: a stored text that is not (a file name's bytes) is shown escaped, since
+    JSON cannot carry it and a tool answer must never fail on one receipt."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
 def session_of(given: str = "") -> str:
     """Whose budget and receipts: the tool's `session` argument, else `$FRESHPASS_SESSION` (set in the client's
     server config), else one per server process."""
@@ -164,7 +180,7 @@ async def receipts(path: str, default_root: Path, *, limit: int = 10) -> Receipt
     _root, package = resolve(path, default_root)
     async with await Ledger.open(read_only=True) as ledger:
         events = await ledger.events(str(package), max(1, min(limit, MAX_RECEIPTS)))
-    return ReceiptsResult(root=str(package), receipts=[event.to_json() for event in events])
+    return ReceiptsResult(root=_plain(str(package)), receipts=[_plain(event.to_json()) for event in events])
 
 
 def _primary(facts: Any, package: Path) -> tuple[str, Path]:
@@ -249,7 +265,7 @@ async def run(
         recorded=bool(recorded),
         reason=reason if not recorded else None,
         timed_out=result.timed_out,
-        receipts=[evidence.to_json() for evidence in recorded],
+        receipts=[_plain(evidence.to_json()) for evidence in recorded],
         tests=first["tests"] if first else None,
         output_tail=output[-OUTPUT_TAIL:],
     )

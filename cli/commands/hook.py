@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from freshpass.commands import UsageError
 from freshpass.evidence import settings_defaults as defaults
+from freshpass.facts.files import read_tail
 from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
@@ -169,6 +170,9 @@ def _decide_or_allow(
     return None
 
 
+TRANSCRIPT_TAIL = 32 << 20  # bytes of a transcript read, from its end
+
+
 def edited_in_transcript(transcript: Path) -> list[str]:
     """Files Claude's own edit tools wrote in this session, from its JSONL transcript (absolute paths).
 
@@ -178,24 +182,25 @@ def edited_in_transcript(transcript: Path) -> list[str]:
     """
     paths: dict[str, None] = {}
     try:
-        with open(transcript, encoding="utf-8", errors="replace") as lines:
-            for line in lines:
-                if '"tool_use"' not in line:  # most lines are text; parse only tool calls
+        # a regular file only (never a FIFO or a device a payload names), and only its newest TRANSCRIPT_TAIL bytes
+        text = read_tail(transcript, TRANSCRIPT_TAIL).decode("utf-8", errors="replace")
+        for line in text.splitlines():
+            if '"tool_use"' not in line:  # most lines are text; parse only tool calls
+                continue
+            try:
+                entry = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            message = entry.get("message") if isinstance(entry, dict) else None
+            content = message.get("content") if isinstance(message, dict) else None
+            for block in content if isinstance(content, list) else ():
+                if not isinstance(block, dict) or block.get("type") != "tool_use":
                     continue
-                try:
-                    entry = json.loads(line)
-                except ValueError:
+                if block.get("name") not in EDIT_TOOLS or not isinstance(block.get("input"), dict):
                     continue
-                message = entry.get("message") if isinstance(entry, dict) else None
-                content = message.get("content") if isinstance(message, dict) else None
-                for block in content if isinstance(content, list) else ():
-                    if not isinstance(block, dict) or block.get("type") != "tool_use":
-                        continue
-                    if block.get("name") not in EDIT_TOOLS or not isinstance(block.get("input"), dict):
-                        continue
-                    target = block["input"].get("file_path") or block["input"].get("notebook_path")
-                    if isinstance(target, str) and target:
-                        paths.setdefault(target, None)
+                target = block["input"].get("file_path") or block["input"].get("notebook_path")
+                if isinstance(target, str) and target:
+                    paths.setdefault(target, None)
     except OSError:
         return []
     return list(paths)
