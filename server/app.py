@@ -29,6 +29,7 @@ from freshpass.facts.model import ProjectFacts
 from freshpass.ledger.shared import SharedOptions
 from freshpass.server.backend import Backend
 from freshpass.server.feature import Feature
+from freshpass.server.protocol import FreshpassProtocol
 from freshpass.server.settings import Settings, parse_settings
 from freshpass.server.state import DocumentRef, RootState
 from freshpass.server.tracking import DEBOUNCE, Tracker, disk_stat
@@ -99,7 +100,12 @@ def uri_to_path(uri: str) -> Path | None:
 
 class FreshpassServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("freshpass", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "freshpass",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=FreshpassProtocol,  # every request is answered, even one pygls cannot structure
+        )
         self.settings = Settings()
         self.session_id = ""
         self.is_agent = False
