@@ -37,7 +37,7 @@ def _detail(exc: BaseException) -> str:
     try:
         from cattrs import transform_error
 
-        found = [str(line) for line in transform_error(cause)]  # type: ignore[arg-type]
+        found = [str(line) for line in transform_error(cause)]
     except Exception:
         found = [str(cause)]
     shown = "; ".join(found[:_MAX_DETAIL]) + ("; …" if len(found) > _MAX_DETAIL else "")
