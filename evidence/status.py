@@ -140,13 +140,13 @@ def build_status(
     for kind in sorted(set(fresh) | set(newest)):
         receipt = fresh.get(kind)
         if receipt is not None:
-            kinds[kind] = KindState(receipt.status, receipt.scope, True, receipt)
+            kinds[kind] = KindState(receipt.status, receipt.counted_scope, True, receipt)
         else:
             kinds[kind] = KindState("stale", None, False, newest[kind])
 
     headline = pick_headline(fresh)
     if headline is not None:
-        status, scope, changed = headline.status, headline.scope, ()
+        status, scope, changed = headline.status, headline.counted_scope, ()
     else:
         headline = pick_headline(newest)
         status = "stale" if headline is not None else "unverified"

@@ -73,7 +73,7 @@ class RunResult(TypedDict):
     command: str
     cwd: str
     exit_code: int
-    status: str  # passed | failed | not recorded
+    status: str  # passed | failed | not run (the program was not found) | not recorded
     recorded: bool
     reason: str | None
     timed_out: bool
@@ -199,11 +199,9 @@ def _primary(facts: Any, package: Path) -> tuple[str, Path]:
 async def run(
     path: str, default_root: Path, *, command: str = "", timeout: float = DEFAULT_TIMEOUT, session: str = ""
 ) -> RunResult:
-    from freshpass.evidence.receipts import Actor, Finished
-    from freshpass.evidence.recording import plan_run, read_contents, record_receipts
+    from freshpass.evidence.runs import Actor, plan_run, run_check
     from freshpass.facts.classify import classify
-    from freshpass.ledger.store import Ledger
-    from freshpass.runner.process import run_shell
+    from freshpass.runner.environment import FIX_IN_TERMINAL
 
     if not 0 < timeout <= MAX_TIMEOUT:
         raise ToolProblem(f"timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds, got {timeout:g}")
@@ -225,47 +223,47 @@ async def run(
         line, cwd = admitted.line, package
     else:
         line, cwd = _primary(facts, package)
-    plan = await plan_run(line, cwd)
+    plan = await plan_run(cwd)
     if plan.unreadable:
         raise ToolProblem(f"the project's declared checks could not be read ({plan.unreadable}); nothing was run")
-    if not plan.evidence_roots:
-        reason = classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0).reason
+    # Only a check runs here: the line is read (not run) first, and refused when it could never be evidence.
+    admission = classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts)
+    if not admission.matches:
         raise ToolProblem(
-            f"`{line}` is not a check freshpass can record ({reason or 'not a recognised check'}); `run` runs only "
-            "the project's checks — run anything else with your own shell tool"
+            f"`{line}` is not a check freshpass can record ({admission.reason or 'not a recognised check'}); `run` "
+            "runs only the project's checks — run anything else with your own shell tool"
         )
-    before, problems = await read_contents(plan.evidence_roots, plan.rules)
-    result = await run_shell(line, cwd, timeout=timeout, env={**os.environ, "FRESHPASS_ACTOR": "agent"})
-    after, _ = await read_contents(plan.evidence_roots, plan.rules)
+    plan.add_roots(admission.matches)
+    notes: list[str] = []
+    outcome = await run_check(
+        line,
+        cwd,
+        actor=Actor("agent", session_of(session)),
+        plan=plan,
+        timeout=timeout,
+        fix=FIX_IN_TERMINAL,
+        say=notes.append,
+        details=VIA,
+    )
+    assert outcome.result is not None
+    result = outcome.result
     output = result.output.text()
-    outcome = classify(
-        line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=result.exit_code, output=output
-    )
-    finished = Finished(
-        line, str(cwd), result.exit_code, output, result.output.omitted, result.started_at, result.finished_at
-    )
-    recorded: list[Any] = []
-    reason = outcome.reason
+    reason = outcome.reason or None
     if result.timed_out:
         reason = f"timed out after {timeout:g} s; its process group was stopped"
     elif result.error:
         reason = result.error
-    if outcome.matches and before and not result.timed_out:
-        actor = Actor("agent", session_of(session))
-        async with await Ledger.open() as ledger:
-            recorded = await record_receipts(ledger, plan, outcome, finished, actor, before, after, details=VIA)
-    if not recorded and not reason:
-        reason = "; ".join(problems) or "nothing to record"
-    first = recorded[0].to_json() if recorded else None
+    first = outcome.headline.to_json() if outcome.headline is not None else None
+    said = "".join(f"freshpass: {note}\n" for note in notes)
     return RunResult(
         command=line,
         cwd=str(cwd),
         exit_code=result.exit_code,
-        status=first["status"] if first else "not recorded",
-        recorded=bool(recorded),
-        reason=reason if not recorded else None,
+        status=first["status"] if first else ("not run" if outcome.not_run else "not recorded"),
+        recorded=outcome.recorded,
+        reason=reason if not outcome.recorded else None,
         timed_out=result.timed_out,
-        receipts=[_plain(evidence.to_json()) for evidence in recorded],
+        receipts=[_plain(evidence.to_json()) for evidence in outcome.receipts],
         tests=first["tests"] if first else None,
-        output_tail=output[-OUTPUT_TAIL:],
+        output_tail=(said + output)[-OUTPUT_TAIL:],
     )
