@@ -1,4 +1,4 @@
-"""The adversarial suite (issue 11): hostile repositories and misbehaving commands, one module per numbered item.
+"""The adversarial suite: hostile repositories, payloads and clients, misbehaving commands; one module a behaviour.
 
 Every test runs under `leftovers`: the environment carries a per-test `FRESHPASS_TEST_MARKER`, so every process
 the test starts (a CLI, a language server, the commands they run, what those leave behind) carries it too, and after

@@ -1,4 +1,4 @@
-"""Issue 11, item 5: SIGTERM or SIGHUP to the server during a verify left the command running.
+"""SIGTERM or SIGHUP to the server during a verify left the command running.
 
 The server now handles SIGTERM, SIGHUP and SIGINT like `shutdown` + `exit`: every running verify is cancelled and
 its process group torn down (TERM, grace, KILL) before the process leaves.

@@ -1,4 +1,4 @@
-"""Issue 11, item 8: secrets are not stored.
+"""Secrets are not stored.
 
 Command lines and the output's head and tail were kept verbatim and served by `log --json` and
 `freshpass.receipts`: `echo GITHUB_TOKEN=ghp_…; pytest -q` stored the token. Everything a receipt stores is now

@@ -1,4 +1,4 @@
-"""Issue 11, item 10: the smaller ones.
+"""Trust, the ledger's privacy, a full disk and processes that leave their group: the edge cases.
 
 - `trusted: "false"`, `0` or `null` counted as trusted (fail open): now only an absent `trusted` or `true` is.
 - An existing 0644 ledger was not tightened to 0600.

@@ -1,4 +1,4 @@
-"""Issue 11, item 1: a command that leaves a background child must not hang freshpass.
+"""A command that leaves a background child must not hang freshpass.
 
 `sleep 60 & sleep 0.3; echo done` exits at once in bash, but its background `sleep` holds the output pipes open
 for a minute. The runner ends the run when the shell exits, tears the group down and drains the pipes briefly: the
