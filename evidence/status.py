@@ -106,6 +106,18 @@ class Status:
     def has_evidence(self) -> bool:
         return self.evidence is not None
 
+    def uncovered_paths(self, *, failed: Iterable[str] = (), unverified: Iterable[str] = ()) -> set[str]:
+        """Files whose current content no passing receipt covers, by this status: what changed since a stale
+        headline ran, plus `failed` (files that were uncovered when a run failed, which a failure does not cover);
+        with no receipt at all, `unverified` (what changed since the content was first seen)."""
+        if self.status == "stale":
+            return set(self.changed_paths) | set(failed)
+        if self.status == "unverified" and not self.has_evidence:
+            return set(unverified)
+        if self.status == "failed":
+            return set(failed)
+        return set()
+
     def fresh_kinds(self) -> dict[str, KindState]:
         """The kinds whose newest receipt covers the content now."""
         return {kind: state for kind, state in self.kinds.items() if state.fresh}

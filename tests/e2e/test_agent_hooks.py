@@ -73,11 +73,11 @@ def pre_tool_use(payload: dict[str, Any]) -> None:
     assert "kept the content" in result.stderr or "not a check" in result.stderr, result.stderr
 
 
-def claude_code_reports(repo: Path, command: str, *, pre: bool = True, before_run: Any = None) -> dict[str, Any]:
+def claude_code_reports(repo: Path, command: str, *, pre: Any = True, before_run: Any = None) -> dict[str, Any]:
     """Claude Code's hook input after its Bash tool ran `command` (code.claude.com/docs/en/hooks; the shapes in
     Claude Code 2.1.332's bundle: PostToolUse's Bash `tool_response`, PostToolUseFailure's `error`), after its
-    PreToolUse hook for the same call (unless `pre` is false). `before_run` runs between the two hooks' start and
-    the command (an edit a concurrent tool makes)."""
+    PreToolUse hook for the same call (unless `pre` is false; a callable runs it its own way). `before_run` runs
+    between the PreToolUse and the command (an edit a concurrent tool makes)."""
     common = {
         "session_id": SESSION,
         "transcript_path": str(repo.parent / "transcript.jsonl"),
@@ -87,7 +87,9 @@ def claude_code_reports(repo: Path, command: str, *, pre: bool = True, before_ru
         "tool_input": {"command": command, "description": "Run the tests"},
         "tool_use_id": f"toolu_01ABC{next(_CALLS)}",
     }
-    if pre:
+    if callable(pre):
+        pre({**common, "hook_event_name": "PreToolUse"})
+    elif pre:
         pre_tool_use(common)
     if before_run is not None:
         before_run()
@@ -101,14 +103,16 @@ def claude_code_reports(repo: Path, command: str, *, pre: bool = True, before_ru
     return {**common, "hook_event_name": "PostToolUseFailure", "error": error, "is_interrupt": False}
 
 
-def codex_reports(repo: Path, command: str, *, pre: bool = True) -> dict[str, Any]:
+def codex_reports(repo: Path, command: str, *, pre: Any = True) -> dict[str, Any]:
     """Codex's PostToolUse input for its shell tool (codex-rs/hooks/schema/generated/post-tool-use.command.input
     .schema.json; `tool_response` is the output text, codex-rs/core/src/tools/context.rs), after its PreToolUse."""
     call = f"call_{next(_CALLS)}"
     common = {"session_id": "0199a7c2-codex-thread", "turn_id": "turn-3", "cwd": str(repo), "model": "gpt-5-codex",
               "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": command},
               "tool_use_id": call}  # fmt: skip
-    if pre:
+    if callable(pre):
+        assert pre({**common, "hook_event_name": "PreToolUse"}) == ""
+    elif pre:
         pre_tool_use(common)
     _code, stdout, stderr, _duration = bash(repo, command)
     return {
