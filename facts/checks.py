@@ -38,9 +38,11 @@ from typing import cast
 
 from freshpass.facts.lazyre import lazy
 from freshpass.facts.model import KINDS, Kind, Origin, ProjectFacts, SetAside, SetAsideReason, VerifyCommand
+from freshpass.facts.safety import fetches, is_tool_probe, watcher_name, watches_in_terminal
 from freshpass.facts.shell import ScriptCommand, join_words, script_commands
 from freshpass.facts.signals.base import Candidate, Collector, EntryPoint
 from freshpass.facts.signals.ci import EXPRESSION, StepContext
+from freshpass.facts.signals.docs import PACKAGE_DOCS
 from freshpass.facts.tools import (
     Effect,
     Identified,
@@ -86,6 +88,8 @@ def _name_says(name: str) -> Kind | None:
 
 # Names of entry points meant for CI: coverage uploads, junit reports, `test-ci`. A contributor runs the plain one.
 _CI_FLAVOURED = lazy(r"(^|[:_-])(ci|cibuild|coverage-ci|ci-check.*|github|gha|junit|report)($|[:_-])")
+# A script kept for CI (`ci/test.sh`, `.ci/run-tests`): what CI runs, not a contributor's entry point.
+_CI_SCRIPT = lazy(r"^\.?ci/[^/]+$")
 _MAX_DEPTH = 6
 _MAX_COMMANDS = 2000  # per candidate, references included
 _MAX_SCRIPT_BYTES = 256 * 1024
@@ -197,6 +201,8 @@ class Analysis:
     unknown: list[str] = field(default_factory=list)  # commands freshpass does not know
     blockers: list[str] = field(default_factory=list)  # why it cannot run outside CI
     ignored: int = 0  # checks whose failure does not fail the body (`pytest || true`)
+    fetches: list[str] = field(default_factory=list)  # why it brings other code onto the machine (`git clone`)
+    terminal_watch: list[str] = field(default_factory=list)  # why it never exits in a terminal (bare `vitest`)
 
     def kinds(self) -> list[Kind]:
         return list(dict.fromkeys(run.kind for run in self.runs))
@@ -403,17 +409,31 @@ class Reader:
         in_tests = bool(TEST_DIRS.intersection(Path(rel).parts[:-1]))  # `test/runner.rb`: a script of the suite
         plain = isinstance(found, Identified) and (_plain_name(name_stem(program), found.kind) or in_tests)
         kind = found.kind if isinstance(found, Identified) and not shell and plain else None
+        if in_tests and not shell and kind in (None, "check"):
+            kind = "test"  # a program kept with the tests (`tests/check_app.py`) is a run of the suite
         entry = EntryPoint(program, cwd, rel, (text,) if shell else None, name_stem(program), kind)
         self.entries[(cwd, (program,))] = entry
         return entry
 
     def _read(self, text: str, cwd: str, into: Analysis, skip: set[Key], depth: int, ci: StepContext | None) -> None:
         exported: set[str] = set()
+        guarded = False  # the last command asked whether a tool is there (`command -v x || go install x`)
         for invocation, command, rejected in self._invocations(text, cwd):
             if len(into.runs) + len(into.unknown) > _MAX_COMMANDS:
                 return
             self.c.check_time()
             argv = command.argv
+            probe, guarded = guarded, False
+            if command.failure_ignored and is_tool_probe(command.text):
+                guarded = True
+                continue
+            fetched = fetches(argv)
+            if fetched is not None:
+                into.fetches.append(fetched)
+                continue
+            watching = watches_in_terminal(argv)
+            if watching is not None:
+                into.terminal_watch.append(watching)
             if rejected is not None:
                 if rejected.writes and into.effect is None:
                     into.effect = NotEvidence(rejected.reason, "writes")
@@ -444,12 +464,16 @@ class Reader:
             if isinstance(identified, NotEvidence):
                 if identified.effect in ("writes", "publishes", "watches"):
                     into.effect = _worse(into.effect, identified)
-                elif identified.effect == "system":
+                elif identified.effect == "system" and not probe:
                     into.installs.append(command.text)
                 continue
             if isinstance(identified, Identified):
                 if command.failure_ignored or command.condition:
                     into.ignored += 1
+                    continue
+                writes = self._configured_to_write(identified, tokens, rel)
+                if writes is not None:
+                    into.effect = _worse(into.effect, NotEvidence(writes, "writes"))
                     continue
                 narrowing = narrowing_of(tokens[identified.head :], identified, invocation.cwd, self.root)
                 narrowing.reasons.extend(invocation.wrapper_args)
@@ -467,6 +491,16 @@ class Reader:
             if self._told_to_write(tokens, command, into):
                 continue
             into.unknown.append(command.text)
+
+    def _configured_to_write(self, found: Identified, tokens: tuple[str, ...], cwd: str | None) -> str | None:
+        """Why a checker writes because its configuration says so (`[tool.ruff] fix = true` under a bare
+        `ruff check`), or None."""
+        if found.runner.name != "ruff check" or cwd is None or "--no-fix" in tokens or "--diff" in tokens:
+            return None
+        places = _places_above(cwd)
+        if not any(self.c.tool_settings.get(f"{place}:ruff.fix") for place in places):
+            return None
+        return f"`{join_words(tokens)}` rewrites files: the ruff configuration sets fix = true"
 
     def _told_to_write(self, tokens: tuple[str, ...], command: ScriptCommand, into: Analysis) -> bool:
         """An unknown program told what to do by a verb: `scripts/main.py generate`, `./tools/release.sh publish`."""
@@ -699,6 +733,15 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
             said = _name_says(candidate.name) if candidate.name else None
             decided.kind = said if said in kinds else (kinds[0] if len(kinds) == 1 else "check")
         return decided
+    if analysis.fetches:
+        decided.set_aside = ("fetches", f"{analysis.fetches[0]}: it runs code that is not this project's")
+        return decided
+    if candidate.name and watcher_name(candidate.name) and candidate.origin in ("local", "docs") and analysis.runs:
+        decided.set_aside = ("watches", f"`{candidate.name}` names a server or watcher: it never finishes")
+        return decided
+    if analysis.terminal_watch and not (candidate.name and _plain_name(candidate.name, "test")):
+        decided.set_aside = ("watches", analysis.terminal_watch[0])
+        return decided
     if analysis.installs and candidate.origin != "ci":
         decided.set_aside = ("installs", f"it installs software on the machine (`{analysis.installs[0]}`)")
         return decided
@@ -711,8 +754,10 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
         kinds = list(dict.fromkeys([*known, *analysis.kinds()]))
         decided.kind = said if said in kinds else (kinds[0] if len(kinds) == 1 else "check")
         mute = candidate.name and said is None and script_kind(candidate.name) is None and not candidate.default
-        if mute and candidate.origin == "local" and (analysis.unknown or len({r.key for r in analysis.runs}) > 1):
-            # `perf`: a build, then a benchmark — its name says no check, and it does more than one
+        several = len({r.key for r in analysis.runs}) > 1 and len(set(analysis.kinds())) > 1
+        if mute and candidate.origin == "local" and (analysis.unknown or several):
+            # `perf`: a build, then a benchmark — its name says no check, and it does more than one (`t` running
+            # the suite in two configurations is that suite, twice)
             runs = ", ".join(f"`{r.text}`" for r in analysis.runs[:2])
             decided.kind, decided.set_aside = None, ("not-a-check", f"it runs {runs} among other things")
     elif analysis.runs or analysis.unknown or candidate.body is None:
@@ -739,6 +784,13 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
             decided.weak = True
     if decided.kind is None and decided.set_aside is None and analysis.ignored and candidate.origin != "ci":
         decided.set_aside = ("not-a-check", "its checks' failures are ignored (`|| true`)")
+    if (
+        candidate.origin == "ci"
+        and decided.kind is not None
+        and analysis.unknown
+        and EXPRESSION.search(" ".join(analysis.unknown))
+    ):
+        analysis.blockers.append("a command only the workflow fills in (${{ … }})")
     if candidate.origin == "ci" and decided.kind is not None and analysis.blockers:
         decided.set_aside = ("ci-only", "CI only: " + "; ".join(analysis.blockers))
     return decided
@@ -773,11 +825,18 @@ def _exactness(decided: Decided, kind: Kind) -> int:
     if decided.candidate.origin not in ("explicit", "local"):
         return 2
     name = decided.candidate.name.lower()
-    if name and _CI_FLAVOURED.search(name):
+    if (name and _CI_FLAVOURED.search(name)) or _CI_SCRIPT.match(decided.candidate.source):
         return 3
     if name in _EXACT_NAMES[kind] or (name and name_stem(name) in _EXACT_NAMES[kind]):
         return 0
     return 1 if name and name_kind(name) == kind else 2
+
+
+def _umbrella(decided: Decided) -> int:
+    """1 for an entry point named as an umbrella (`all`, `default`, `ok`, `ci`), which says nothing of what it
+    runs; 0 for one named for what it does."""
+    name = decided.candidate.name.lower()
+    return 1 if name and (name in _UMBRELLAS or name_stem(name) in _UMBRELLAS) else 0
 
 
 def _rank(decided: Decided) -> tuple[int, ...]:
@@ -805,10 +864,12 @@ def _group_rank(group: Group) -> tuple[int, ...]:
         1 if group.weak else 0,
         1 if all(m.heavy for m in group.members) else 0,
         0 if docs is not None and docs < 0 else 1,  # what the docs call the full suite
+        0 if docs is not None and docs < PACKAGE_DOCS else 1,  # documented (root documents) before declared
         0 if group.cwd == "." else 1,  # the root's own check before a sub-project's
         tier,
         0 if docs is not None else 1,  # named by the docs
         best[2],
+        _umbrella(group.best()),  # `check` before a `default` that also happens to check
         docs if docs is not None else 1_000_000,  # the docs' order: contributor docs first, then READMEs
         0 if ci else 1,
         *best[4:],
@@ -988,6 +1049,34 @@ def _parts(groups: list[Group]) -> list[Group]:
 class Outcome:
     checks: list[VerifyCommand]
     set_aside: list[SetAside]
+    ambiguous: tuple[str, ...] = ()  # kinds whose primary is a close call
+
+
+def _strength(rank: tuple[int, ...]) -> tuple[int, ...]:
+    """What a group's rank says about the strength of its evidence, without the tie-breaks that only order
+    (where in a document it is first mentioned, the order of declaration)."""
+    return (*rank[:9], rank[10], rank[12])  # not the docs' order, being a runner's default, nor declaration order
+
+
+def _ambiguous(groups: list[Group]) -> tuple[str, ...]:
+    """Kinds whose primary has a rival of the same strength at the same place: two commands the contributor
+    documents both give for the full run, two entry points named alike (`make test` and `nox -s tests`) that
+    no document separates. Only real rivals count: a weak or heavy rival, one narrower (already set aside), one
+    of another tier or less plainly named, or one at another place is a clear choice."""
+    found: list[str] = []
+    for kind in KINDS:
+        of_kind = [g for g in groups if g.kind == kind]
+        if len(of_kind) < 2:
+            continue
+        ranked = sorted(((_group_rank(g), index, g) for index, g in enumerate(of_kind)), key=lambda r: r[:2])
+        (rank, _, primary), rest = ranked[0], ranked[1:]
+        best = primary.best()
+        rival = next((r for r, _, g in rest if g.cwd == best.candidate.cwd), None)
+        if rival is None or primary.weak or best.candidate.origin == "explicit" or best.tier > _TIERS["docs"]:
+            continue
+        if _strength(rank) == _strength(rival):
+            found.append(kind)
+    return tuple(found)
 
 
 def decide_checks(c: Collector, packages: Iterable[str]) -> Outcome:
@@ -1083,7 +1172,7 @@ def decide_checks(c: Collector, packages: Iterable[str]) -> Outcome:
         if candidate.set_aside is not None and id(candidate) not in listed:
             listed.add(id(candidate))
             set_aside.append(candidate)
-    return Outcome(commands, _set_aside_json(set_aside))
+    return Outcome(commands, _set_aside_json(set_aside), _ambiguous(checks))
 
 
 def _ci_steps(reader: Reader, candidate: Candidate) -> list[Candidate]:
@@ -1136,14 +1225,14 @@ def _group_of(groups: list[Group], source: str | None, kind: Kind | None) -> Gro
 
 
 def _documented_umbrella(groups: list[Group]) -> Group | None:
-    """A check the contributor docs name that runs the tests among other things (`./gradlew clean check`), when
-    the docs name no test-only command: for the docs it *is* how the tests are run."""
+    """A check or build the contributor docs name that runs the tests among other things (`./gradlew clean
+    check`, `./gradlew build`), when the docs name no test-only command: for the docs it *is* how the tests are
+    run."""
     tests = [g for g in groups if g.kind == "test"]
     if any(m.docs is not None for g in tests for m in g.members):
         return None
-    for candidate in sorted(groups, key=_group_rank):
-        if candidate.kind != "check" or not any(m.docs is not None for m in candidate.members):
-            continue
+    documented = [g for g in groups if g.kind in ("check", "build") and any(m.docs is not None for m in g.members)]
+    for candidate in sorted(documented, key=_group_rank):
         runs = [r for m in candidate.members for r in m.analysis.runs]
         if any(r.kind == "test" or "test" in r.covers for r in runs):
             return candidate
@@ -1154,7 +1243,9 @@ def _to_commands(groups: list[Group], reader: Reader, *, provisional: bool = Fal
     """The checks in rank order (the first of each kind is the primary). `provisional`: only for classifying CI
     steps against them, so what a run's extra arguments reach is not worked out."""
     umbrella = _documented_umbrella(groups)
-    if umbrella is not None:
+    if umbrella is not None and umbrella.kind == "build":
+        groups = [*groups, Group(umbrella.members, "test")]  # `./gradlew build` builds, and runs the tests
+    elif umbrella is not None:
         groups = [g if g is not umbrella else Group(g.members, "test") for g in groups]
     ordered = sorted(groups, key=_group_rank)
     primaries: list[Group] = []
@@ -1194,6 +1285,8 @@ def _command(group_: Group, reader: Reader, *, provisional: bool = False) -> Ver
     origin = (
         declared.candidate.origin if best.candidate.origin == "docs" and declared is not None else best.candidate.origin
     )
+    if origin != "explicit" and any(m.docs is not None for m in members):
+        origin = "docs"  # the contributor documents spell it out: the strongest word after configuration
     suites = sorted(
         {
             r.suite
@@ -1246,13 +1339,19 @@ def _docs_candidates(c: Collector, reader: Reader) -> list[Decided]:
         if EXPRESSION.search(line) or _PLACEHOLDER.search(line):
             continue
         probe = decide(reader, Candidate(line, cwd, source, "docs", body=(line,)))
-        if probe.kind is None or probe.set_aside is not None or probe.analysis.unknown:
+        if probe.kind is None or probe.set_aside is not None:
             continue
         runs = [r for r in probe.analysis.runs if r.depth == 0]
         if len(runs) != 1 or not runs[0].full:
             continue  # a narrowed example (`pytest tests/test_x.py`), or several commands at once
         run = runs[0]
         named = reader._entry(run.key) if run.reference else None
+        if probe.analysis.unknown and not (
+            # an entry point the docs name plainly (`make test` through a `%:` rule forwarding every goal to a
+            # build program): its body cannot be read, but the maintainers' word says what it is
+            named is not None and not named[1] and _plain_name(named[0].name, probe.kind)
+        ):
+            continue
         # naming an entry point (`nr test-e2e`) is naming that check: it takes the entry point's name and kind
         name = named[0].name if named is not None else ""
         candidate = Candidate(run.text, run.key[0], source, "docs", name=name, body=(run.text,))

@@ -55,6 +55,7 @@ def detect_facts(root: Path, *, time_budget: float = DEFAULT_TIME_BUDGET) -> Pro
     if outcome is not None:
         facts.verify_commands = outcome.checks
         facts.set_aside = outcome.set_aside
+        facts.ambiguous = outcome.ambiguous
     facts.context_files = _ordered_context(facts, c.context_files)
     facts.problems = c.problems
     facts.ignore = c.ignore

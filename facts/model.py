@@ -101,7 +101,7 @@ class VerifyCommand:
 
 # Why something a repository declares is not proposed as a check.
 SetAsideReason = Literal[
-    "writes", "publishes", "watches", "installs", "ci-only", "narrower", "package", "routed", "not-a-check"
+    "writes", "publishes", "watches", "installs", "fetches", "ci-only", "narrower", "package", "routed", "not-a-check"
 ]
 
 

@@ -51,6 +51,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from freshpass.facts.ecosystems import registry
 from freshpass.facts.files import read_head, read_regular
 from freshpass.facts.model import Problem, ProjectFacts
 from freshpass.facts.signals.base import (
@@ -402,12 +403,7 @@ def _node_manager(root: Path, facts: ProjectFacts, manifest: dict[str, Any]) -> 
     declared = manifest.get("packageManager")
     if isinstance(declared, str) and declared.split("@")[0] in {"npm", "pnpm", "yarn", "bun"}:
         return declared.split("@")[0]
-    for lockfile, manager in (
-        ("pnpm-lock.yaml", "pnpm"),
-        ("bun.lockb", "bun"),
-        ("bun.lock", "bun"),
-        ("yarn.lock", "yarn"),
-    ):
+    for lockfile, manager in registry.lockfiles("node"):
         if (root / lockfile).is_file():
             return manager
     return "npm"
@@ -515,25 +511,21 @@ def _fastapi_target(root: Path) -> str | None:
     return None
 
 
+# How each Python environment manager (named by its lockfile, in the ecosystem record) installs the project.
+_PYTHON_SYNC = {"uv": "uv sync", "poetry": "poetry install", "pdm": "pdm install", "pipenv": "pipenv install --dev"}
+
+
 def _detect_python(root: Path, facts: ProjectFacts) -> _Detected | None:
     markers = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "manage.py")
     if not any((root / marker).is_file() for marker in markers):
         return None
     found = _Detected("python")
     venv_python = root / ".venv" / "bin" / "python"
-    if (root / "uv.lock").is_file():
-        found.bootstrap.append("uv sync")
-        run = "uv run "
-        python = "uv run python"
-    elif (root / "poetry.lock").is_file():
-        found.bootstrap.append("poetry install")
-        run, python = "poetry run ", "poetry run python"
-    elif (root / "pdm.lock").is_file():
-        found.bootstrap.append("pdm install")
-        run, python = "pdm run ", "pdm run python"
-    elif (root / "Pipfile.lock").is_file():
-        found.bootstrap.append("pipenv install --dev")
-        run, python = "pipenv run ", "pipenv run python"
+    manager = next((m for lock, m in registry.lockfiles("python") if (root / lock).is_file()), None)
+    if manager is not None:
+        found.bootstrap.append(_PYTHON_SYNC[manager])
+        run = f"{manager} run "
+        python = f"{manager} run python"
     else:
         python = ".venv/bin/python" if venv_python.exists() else "python3"
         run = ""
@@ -707,6 +699,17 @@ def _detect_compose(root: Path) -> _Detected | None:
     return found
 
 
+def _detect_build_directory(root: Path) -> _Detected | None:
+    """An ecosystem whose tests need a configured build tree first (CMake, Meson, Autotools): its recipe steps."""
+    for eco in registry.ecosystems():
+        if eco.recipe and any((root / m).is_file() for m in eco.manifests):
+            found = _Detected(eco.name)
+            # a shipped ./configure needs no autoreconf
+            found.build = [s for s in eco.recipe if not (s == "autoreconf -fi" and (root / "configure").is_file())]
+            return found
+    return None
+
+
 def detect_recipe(root: Path, facts: ProjectFacts) -> dict[str, Any] | None:
     """A recipe from the manifests at `root`, or None when nothing declares how to build, check or start it."""
     language = [
@@ -732,10 +735,15 @@ def detect_recipe(root: Path, facts: ProjectFacts) -> dict[str, Any] | None:
     if not phases["bootstrap"] and make is not None:
         phases["bootstrap"].extend(entry(c) for c in make.bootstrap)
 
-    # The project's own build commands win over ecosystem conventions; its checks always run.
+    # The project's own build commands win over ecosystem conventions; its checks always run. A build directory
+    # (CMake, Meson, Autotools) is configured first, whatever builds it.
     declared_build = [entry(c.command, c.cwd) for c in facts.verify_commands if c.kind == "build"]
+    tree = _detect_build_directory(root)
+    prepare = [entry(step) for step in tree.build] if tree is not None else []
     if declared_build:
-        phases["build"] = declared_build
+        phases["build"] = prepare + [e for e in declared_build if e not in prepare]
+    elif prepare:
+        phases["build"] = prepare
     elif make is not None and make.build:
         phases["build"] = [entry(c) for c in make.build]
     else:

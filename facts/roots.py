@@ -14,53 +14,16 @@ import os
 import tempfile
 from pathlib import Path
 
+from freshpass.facts.ecosystems import registry
+
 MAX_MARKER_LEVELS = 6
 
-# Files whose presence makes a directory a project root when there is no git root.
-ROOT_MARKERS: tuple[str, ...] = (
-    ".freshpass.toml",
-    "pyproject.toml",
-    "setup.py",
-    "setup.cfg",
-    "tox.ini",
-    "noxfile.py",
-    "package.json",
-    "deno.json",
-    "deno.jsonc",
-    "Cargo.toml",
-    "go.mod",
-    "go.work",
-    "pom.xml",
-    "build.gradle",
-    "build.gradle.kts",
-    "settings.gradle",
-    "settings.gradle.kts",
-    "Gemfile",
-    "composer.json",
-    "Makefile",
-    "GNUmakefile",
-    "justfile",
-    "Justfile",
-    "Taskfile.yml",
-    "Taskfile.yaml",
-)
-
-# Files that make a directory below the root a package of a monorepo: a unit with its own dependencies.
-# Task-runner files (Makefile, justfile) are not among them: subdirectory Makefiles are rarely packages.
-PACKAGE_MARKERS: tuple[str, ...] = (
-    "package.json",
-    "deno.json",
-    "deno.jsonc",
-    "pyproject.toml",
-    "setup.py",
-    "Cargo.toml",
-    "go.mod",
-    "pom.xml",
-    "build.gradle",
-    "build.gradle.kts",
-    "Gemfile",
-    "composer.json",
-)
+# Files whose presence makes a directory a project root when there is no git root, and files that make a directory
+# below the root a package of a monorepo (a unit with its own dependencies): every ecosystem's manifests, from the
+# ecosystem records. Task-runner files (Makefile, justfile) make a root but not a package: subdirectory Makefiles
+# are rarely packages.
+ROOT_MARKERS: tuple[str, ...] = registry.root_markers()
+PACKAGE_MARKERS: tuple[str, ...] = registry.package_manifests()
 
 # Directories whose manifests belong to installed dependencies, never to the project's own packages.
 _DEPENDENCY_DIRS = frozenset({"node_modules", ".venv", "venv", "vendor", "site-packages", ".tox", ".nox", "target"})

@@ -272,13 +272,16 @@ def _wrap_request(server: FreshpassServer, handler: Any) -> Any:
 
 def default_feature_classes() -> list[type[Feature]]:
     from freshpass.server.agents import AgentsFeature
+    from freshpass.server.choose import ChooseFeature
     from freshpass.server.diagnostics import DiagnosticsFeature
     from freshpass.server.lenses import LensFeature
     from freshpass.server.live import LiveStatusFeature
     from freshpass.server.sharing import SharingFeature
     from freshpass.server.verify import VerifyFeature
 
-    return [DiagnosticsFeature, LensFeature, VerifyFeature, LiveStatusFeature, SharingFeature, AgentsFeature]
+    return [
+        DiagnosticsFeature, LensFeature, VerifyFeature, LiveStatusFeature, SharingFeature, AgentsFeature, ChooseFeature
+    ]  # fmt: skip
 
 
 def create_server(feature_classes: Iterable[type[Feature]] | None = None) -> FreshpassServer:

@@ -151,8 +151,8 @@ def _read_workflow(c: Collector, rel: str) -> None:
             run = step.get("run")
             if isinstance(run, str):
                 shell = step.get("shell") or _default_shell(job) or _default_shell(data)
-                if isinstance(shell, str) and shell.split()[0] in ("pwsh", "powershell", "cmd", "python"):
-                    continue  # not a POSIX shell: its lines are not commands we can read
+                if isinstance(shell, str) and shell.split()[:1] != [] and not _posix_shell(shell.split()[0]):
+                    continue  # not a POSIX shell (`pwsh`, `python`, `Rscript {0}`): its lines are not commands
                 for pattern in _INSTALLS:
                     for match in pattern.finditer(run):
                         for spec in match.group(1).split():
@@ -188,6 +188,10 @@ def _working_directory(node: dict[str, Any]) -> str | None:
     if isinstance(directory, str) and not EXPRESSION.search(directory):
         return join_cwd(".", directory)
     return None
+
+
+def _posix_shell(program: str) -> bool:
+    return program.rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "dash", "ksh")
 
 
 def _default_shell(node: Any) -> Any:

@@ -1,19 +1,30 @@
 """What the contributor documentation tells a contributor to run.
 
 Maintainers name their full local check in CONTRIBUTING, a development guide or the "Development" section of the
-README (`make test`, `nox -s test-3.12`, `cargo test --all`). Those command lines are read from code blocks,
-console prompts and inline code; `facts.checks` keeps the ones that are a full run of a recognised check, and they
-make a check rank first within its tier (and name its spelling) — the documentation is the maintainers' word on
-how the project is checked. A README's other sections (how *users* run the tool) are not read.
+README (`make test`, `nox -s test-3.12`, `cargo test --all`). The documents are read as documents: Markdown with
+markdown-it-py, reStructuredText with docutils. Their code blocks, the `$ ` shell-session lines of their paragraphs
+and the inline code of their prose are the command lines; the headings say which part of a README is about
+working on the project (how *users* run the tool is not read) and, with the sentence before a block, in which
+directory its commands run and whether it is the full suite. `facts.checks` keeps the lines that are a full run of
+a recognised check: the documentation is the maintainers' word on how the project is checked, and it ranks above
+every entry point the project merely declares.
+
+The parsers are imported only when a document is there: detection of a tree without one pays nothing for them.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from freshpass.facts.lazyre import lazy
 
 from .base import Collector
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 _CONTRIBUTOR_DOCS = (
     "CONTRIBUTING.md",
@@ -41,23 +52,24 @@ _CONTRIBUTOR_DOCS = (
     "DEVELOPERS.md",
     "TESTING.md",
     "docs/testing.md",
+    # instructions written for coding agents spell out the same commands
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".github/copilot-instructions.md",
 )
 _READMES = ("README.md", "README.rst", "README")
 # README sections about working on the project itself.
 _DEVELOPER_HEADING = lazy(
     r"\b(develop|contribut|hack|test|building|build from source|running|local setup|setup for dev|lint)", re.IGNORECASE
 )
-_MD_HEADING = lazy(r"^(#{1,6})\s+(.*)$")
-_RST_UNDERLINE = lazy(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
-_FENCE = lazy(r"^\s*(```+|~~~+)\s*([\w+-]*)")
-_INLINE_MD = lazy(r"(?<!`)`([^`\n]{2,120})`(?!`)")
-_INLINE_RST = lazy(r"``([^`\n]{2,120})``")
 _PROMPT = lazy(r"^\s*(?:\$|>|%|❯|#)\s+(.+)$")
 # Languages of fenced blocks that hold shell commands (an empty info string counts too).
 _SHELL_BLOCKS = frozenset(
     {"", "sh", "bash", "shell", "console", "shell-session", "zsh", "fish", "text", "terminal", "cmd"}
 )
 _MAX_LINES = 4000
+# Positions of what a sub-project's own README says start here: below, the root's contributor documents.
+PACKAGE_DOCS = 500_000
 
 
 _DOC_DIRS = (
@@ -72,7 +84,7 @@ _DOC_DIRS = (
     "docs/contributing",
 )
 _DOC_NAME = lazy(
-    r"^(contributing|development|developing|developers?|hacking|testing|building|dev[-_]?guide|getting[-_]started)"
+    r"^(contributing|development[\w-]*|developing|developers?|hacking|testing|building|dev[-_]?guide|getting[-_]started)"
     r"(\.(md|rst|txt|adoc))?$",
     re.IGNORECASE,
 )
@@ -97,29 +109,40 @@ def read(c: Collector, packages: list[str] | None = None) -> None:
         text = c.read_text(rel)
         if text:
             c.context(rel)
-            found.extend((line, rel, cwd, emphasis) for line, cwd, emphasis in _commands(c, text, _is_rst(rel), "."))
+            blocks = _blocks(text, _is_rst(rel))
+            found.extend((line, rel, cwd, emphasis) for line, cwd, emphasis in _commands(c, blocks, "."))
     for directory in [".", *(packages or [])]:
-        for name in _READMES if directory == "." else (*_READMES, "CONTRIBUTING.md"):
+        readme_read = False
+        for name in _readme_names(c, directory):
             rel = name if directory == "." else f"{directory}/{name}"
-            if not c.is_file(rel):
-                continue
+            is_readme = name.lower().startswith("readme")
+            if (is_readme and readme_read) or not c.is_file(rel):
+                continue  # one README per directory (a case-insensitive file system finds `readme.md` twice)
+            readme_read = readme_read or is_readme
             text = c.read_text(rel)
             if text:
-                sections = _developer_sections(text, _is_rst(rel)) if directory == "." else [text]
-                for section in sections:
-                    found.extend(
-                        (line, rel, cwd, emphasis)
-                        for line, cwd, emphasis in _commands(c, section, _is_rst(rel), directory)
-                    )
-            if directory == "." and name in _READMES:
-                break
+                blocks = _blocks(text, _is_rst(rel))
+                if directory == ".":
+                    blocks = _developer_blocks(blocks)
+                found.extend((line, rel, cwd, emphasis) for line, cwd, emphasis in _commands(c, blocks, directory))
     for position, (line, rel, cwd, emphasis) in enumerate(found, start=1):
-        # what the docs call the full suite ranks before every other mention
-        c.docs.append((line, rel, position - (100_000 if emphasis else 0), cwd))
+        # what the docs call the full suite ranks before every other mention; a sub-project's README speaks for
+        # that sub-project only, after the root's contributor documents
+        package = "/" in rel and rel.rsplit("/", 1)[0] in (packages or ())
+        c.docs.append((line, rel, position - (100_000 if emphasis else 0) + (PACKAGE_DOCS if package else 0), cwd))
+
+
+def _readme_names(c: Collector, directory: str) -> list[str]:
+    """The README of a directory whatever its case (`readme.md`, `Readme.rst`), and a sub-project's CONTRIBUTING."""
+    if directory != ".":  # a sub-project: the usual spellings only (listing every package costs a scandir each)
+        return [*_READMES, "readme.md", "CONTRIBUTING.md"]
+    wanted = {name.lower(): index for index, name in enumerate(_READMES)}
+    present = sorted((name for name in c.listdir(".") if name.lower() in wanted), key=lambda n: wanted[n.lower()])
+    return present or list(_READMES)
 
 
 def _is_rst(rel: str) -> bool:
-    return rel.endswith(".rst") or rel.endswith("CONTRIBUTING")
+    return rel.lower().endswith(".rst") or rel.endswith("CONTRIBUTING")
 
 
 # "In the `test_suite` directory", "from the frontend/ folder", "inside `backend`": where the next commands run.
@@ -141,65 +164,172 @@ def _directory(c: Collector, text: str, base: str) -> str | None:
     return rel if c.is_dir(rel) else None
 
 
-def _commands(c: Collector, text: str, rst: bool, base: str) -> list[tuple[str, str, bool]]:
-    """Command lines from code blocks (fenced, rst `::` / `code-block` blocks), prompts and inline code, with the
-    directory the surrounding text says they run in, and whether it calls them the full suite."""
+@dataclass(frozen=True)
+class _Block:
+    """One piece of a document's structure, in reading order: a heading, a code block, or a paragraph of prose
+    with the inline code it holds."""
+
+    kind: Literal["heading", "code", "prose"]
+    text: str = ""  # the heading's title, the paragraph's text
+    level: int = 0  # a heading's depth (1 is the top)
+    language: str = ""  # a code block's language ("" when none is said)
+    lines: tuple[str, ...] = ()  # a code block's lines
+    inline: tuple[str, ...] = ()  # the inline code of a paragraph
+
+
+def _blocks(text: str, rst: bool) -> list[_Block]:
+    text = "\n".join(text.splitlines()[:_MAX_LINES])
+    try:
+        return _rst_blocks(text) if rst else _markdown_blocks(text)
+    except Exception:  # a parser's failure on hostile input loses this document, never detection
+        return []
+
+
+@functools.cache
+def _markdown_parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def _markdown_blocks(text: str) -> list[_Block]:
+    tokens = _markdown_parser().parse(text)
+    blocks: list[_Block] = []
+    heading_level = 0
+    for token in tokens:
+        if token.type == "heading_open":
+            heading_level = int(token.tag[1:]) if token.tag[1:].isdigit() else 1
+        elif token.type == "heading_close":
+            heading_level = 0
+        elif token.type == "inline" and heading_level:
+            blocks.append(_Block("heading", token.content.strip(), heading_level))
+        elif token.type == "inline":
+            codes = tuple(child.content for child in token.children or () if child.type == "code_inline")
+            blocks.append(_Block("prose", token.content, inline=codes))
+        elif token.type in ("fence", "code_block"):
+            language = token.info.split()[0].lower() if token.type == "fence" and token.info.strip() else ""
+            blocks.append(_Block("code", language=language, lines=tuple(token.content.splitlines())))
+    return blocks
+
+
+def _rst_blocks(text: str) -> list[_Block]:
+    import io
+
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    _register_rst_directives()
+    settings = {
+        "report_level": 5,
+        "halt_level": 5,
+        "warning_stream": io.StringIO(),
+        "file_insertion_enabled": False,  # `.. include::` of another file: never followed
+        "raw_enabled": False,
+        "doctitle_xform": False,  # the first title stays a section (its level matters)
+        "syntax_highlight": "none",
+        "input_encoding": "unicode",
+    }
+    doctree = publish_doctree(text, settings_overrides=settings)
+    blocks: list[_Block] = []
+
+    def walk(node: nodes.Node, depth: int) -> None:
+        for child in node.children:
+            if isinstance(child, nodes.system_message):
+                continue
+            if isinstance(child, nodes.section):
+                title = child.next_node(nodes.title)
+                blocks.append(_Block("heading", title.astext().strip() if title else "", depth + 1))
+                walk(child, depth + 1)
+            elif isinstance(child, nodes.title):
+                continue
+            elif isinstance(child, nodes.literal_block):
+                language = next((name for name in child.get("classes", ()) if name != "code"), "")
+                blocks.append(_Block("code", language=language.lower(), lines=tuple(child.astext().splitlines())))
+            elif isinstance(child, nodes.paragraph):
+                codes = tuple(literal.astext() for literal in child.findall(nodes.literal))
+                blocks.append(_Block("prose", child.astext(), inline=codes))
+            elif isinstance(child, nodes.Element):
+                walk(child, depth)
+
+    walk(doctree, 0)
+    return blocks
+
+
+_RST_REGISTERED: list[bool] = []
+# Sphinx extensions' containers whose content is still the document's (tabs of per-platform instructions).
+_RST_CONTAINERS = ("tab", "tabs", "group-tab", "tab-set", "tab-item", "only", "ifconfig", "dropdown", "card")
+
+
+def _register_rst_directives() -> None:
+    """Directives of Sphinx and its common extensions that plain docutils does not know: their content is kept
+    (`.. tab::`), a `.. prompt:: bash $` block is a shell block. Registered once, only where docutils has none."""
+    if _RST_REGISTERED:
+        return
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives
+
+    class _Container(Directive):
+        optional_arguments = 10
+        final_argument_whitespace = True
+        has_content = True
+        option_spec = None
+
+        def run(self) -> list[nodes.Node]:
+            node = nodes.container()
+            self.state.nested_parse(self.content, self.content_offset, node)
+            return [node]
+
+    class _Prompt(Directive):
+        optional_arguments = 3
+        has_content = True
+        option_spec = None
+
+        def run(self) -> list[nodes.Node]:
+            language = self.arguments[0] if self.arguments else "bash"
+            return [nodes.literal_block("", "\n".join(self.content), classes=["code", language])]
+
+    for name in _RST_CONTAINERS:
+        directives.register_directive(name, _Container)
+    directives.register_directive("prompt", _Prompt)
+    directives.register_directive("code-tab", _Container)
+    _RST_REGISTERED.append(True)
+
+
+def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, str, bool]]:
+    """Command lines from code blocks, `$ ` session lines and inline code, with the directory the surrounding
+    text says they run in, and whether it calls them the full suite."""
     found: list[tuple[str, str, bool]] = []
-    lines = text.splitlines()[:_MAX_LINES]
     heading_dir: str | None = None
-    prose = ""  # the last prose line before a block
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        heading, _level = _heading(lines, i, rst)
-        if heading is not None:
-            heading_dir = _directory(c, heading, base)
-            prose = heading
-            i += 1
-            continue
-        fence = _FENCE.match(line)
-        block: list[str] | None = None
-        language = ""
-        if fence and not rst:
-            marker, language = fence.group(1), fence.group(2).lower()
-            i += 1
-            block = []
-            while i < len(lines) and not lines[i].strip().startswith(marker):
-                block.append(lines[i])
-                i += 1
-            i += 1
-        elif rst and (
-            line.rstrip().endswith("::") or re.match(r"^\s*\.\. (code-block|code|prompt|sourcecode)::", line)
-        ):
-            language = line.split("::", 1)[1].strip().lower() if ".." in line else ""
-            if not line.lstrip().startswith(".."):
-                prose = line
-            indent = len(line) - len(line.lstrip())
-            i += 1
-            block = []
-            while i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent):
-                if lines[i].strip().startswith(":") and not block:
-                    i += 1
-                    continue  # a directive option (`:caption:`)
-                block.append(lines[i])
-                i += 1
-        if block is not None:
-            if language in _SHELL_BLOCKS:
+    prose = ""  # the heading or paragraph just before a block
+    for block in blocks:
+        if block.kind == "heading":
+            heading_dir = _directory(c, block.text, base)
+            prose = block.text
+        elif block.kind == "code":
+            if block.language in _SHELL_BLOCKS and not _is_listing(block.lines):
                 cwd = _directory(c, prose, base) or heading_dir or base
-                for command, comment in _block_commands(block):
+                for command, comment in _block_commands(list(block.lines)):
                     found.append((command, cwd, bool(_FULL_SAID.search(comment or prose))))
-            continue
-        prompt = _PROMPT.match(line) if line.startswith(("$ ", "    $ ", "  $ ")) else None
-        if prompt:
-            found.append((prompt.group(1).strip(), heading_dir or base, False))
-        for match in (_INLINE_RST if rst else _INLINE_MD).finditer(line):
-            inline = match.group(1).strip()
-            if " " in inline:  # a lone word in backticks names a tool (`tox`, `typos`); it is not an instruction
-                found.append((inline, _directory(c, line, base) or heading_dir or base, bool(_FULL_SAID.search(line))))
-        if line.strip():
-            prose = line
-        i += 1
+        else:
+            for line in block.text.splitlines():
+                if line.startswith("$ "):  # a shell session written as a paragraph
+                    found.append((line[2:].strip(), heading_dir or base, False))
+            for inline in block.inline:
+                inline = inline.strip()
+                if " " in inline and len(inline) <= 120:
+                    # a lone word in backticks names a tool (`tox`, `typos`); it is not an instruction
+                    where = _directory(c, block.text, base) or heading_dir or base
+                    found.append((inline, where, bool(_FULL_SAID.search(block.text))))
+            if block.text.strip():
+                prose = block.text
     return [(command, cwd, emphasis) for command, cwd, emphasis in found if command and len(command) < 200]
+
+
+def _is_listing(lines: tuple[str, ...]) -> bool:
+    """A block drawing a directory tree (`├── src/`) or listing paths: a picture of the repository, not commands."""
+    return any(glyph in line for line in lines for glyph in ("├", "└", "│")) or bool(
+        lines and all(line.strip().endswith("/") for line in lines if line.strip())
+    )
 
 
 def _block_commands(block: list[str]) -> list[tuple[str, str]]:
@@ -237,35 +367,19 @@ def _block_commands(block: list[str]) -> list[tuple[str, str]]:
     return commands
 
 
-def _developer_sections(text: str, rst: bool) -> list[str]:
+def _developer_blocks(blocks: list[_Block]) -> list[_Block]:
     """The parts of a README under a heading about developing, testing or contributing."""
-    lines = text.splitlines()[:_MAX_LINES]
-    sections: list[str] = []
+    kept: list[_Block] = []
     keeping = False
     level_kept = 0
-    current: list[str] = []
-    for index, line in enumerate(lines):
-        heading, level = _heading(lines, index, rst)
-        if heading is not None:
-            if keeping and level <= level_kept:
-                sections.append("\n".join(current))
-                current = []
+    for block in blocks:
+        if block.kind == "heading":
+            if keeping and block.level <= level_kept:
                 keeping = False
-            if not keeping and _DEVELOPER_HEADING.search(heading):
-                keeping, level_kept = True, level
-            continue
+            if not keeping and _DEVELOPER_HEADING.search(block.text):
+                keeping, level_kept = True, block.level
+                kept.append(block)
+                continue
         if keeping:
-            current.append(line)
-    if keeping:
-        sections.append("\n".join(current))
-    return sections
-
-
-def _heading(lines: list[str], index: int, rst: bool) -> tuple[str | None, int]:
-    line = lines[index]
-    match = _MD_HEADING.match(line)
-    if match and not rst:
-        return match.group(2), len(match.group(1))
-    if rst and index + 1 < len(lines) and line.strip() and _RST_UNDERLINE.match(lines[index + 1]):
-        return line.strip(), "=-~^\"'`#*+".find(lines[index + 1][0]) + 1
-    return None, 0
+            kept.append(block)
+    return kept

@@ -8,19 +8,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from freshpass.facts.ecosystems import registry
 from freshpass.facts.model import Kind
 
 from .base import Candidate, Collector, Package, under
 
 # Lockfiles in order: the first present names the manager.
-LOCKFILES: tuple[tuple[str, str], ...] = (
-    ("pnpm-lock.yaml", "pnpm"),
-    ("bun.lockb", "bun"),
-    ("bun.lock", "bun"),
-    ("yarn.lock", "yarn"),
-    ("package-lock.json", "npm"),
-    ("npm-shrinkwrap.json", "npm"),
-)
+LOCKFILES: tuple[tuple[str, str], ...] = registry.lockfiles("node")
 MANAGERS = ("npm", "pnpm", "yarn", "bun")
 NPM_PLACEHOLDER = "Error: no test specified"
 # Scripts npm runs by itself around installs and publishes: never a check.

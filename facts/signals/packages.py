@@ -12,21 +12,11 @@ import re
 from fnmatch import fnmatchcase
 from typing import Any
 
+from freshpass.facts.ecosystems import registry
+
 from .base import Collector, Package, get_path, normalise_cwd
 
-PACKAGE_MANIFESTS = (
-    "package.json",
-    "pyproject.toml",
-    "setup.py",
-    "Cargo.toml",
-    "composer.json",
-    "Gemfile",
-    "pom.xml",
-    "build.gradle",
-    "build.gradle.kts",
-    "deno.json",
-    "deno.jsonc",
-)
+PACKAGE_MANIFESTS = registry.package_manifests()  # every ecosystem's package manifests
 # Directory names whose manifests are never the project's own packages.
 NOT_PACKAGES = re.compile(
     r"^(\..*|_.*|node_modules|vendor|third_party|third-party|external|dist|build|out|target|coverage|site|public|"

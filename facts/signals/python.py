@@ -9,7 +9,8 @@ import itertools
 import re
 from typing import TYPE_CHECKING, Any
 
-from freshpass.facts.model import Kind
+from freshpass.facts.ecosystems import registry
+from freshpass.facts.model import Kind, Origin
 
 from .base import Candidate, Collector, Package, get_path, normalise_cwd, under
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     import configparser
 
 # Lockfiles first (they say which tool resolved the environment), then configuration that implies the tool.
-_LOCK_MANAGERS = (("uv.lock", "uv"), ("poetry.lock", "poetry"), ("pdm.lock", "pdm"), ("Pipfile.lock", "pipenv"))
+_LOCK_MANAGERS = registry.lockfiles("python")
 RUN_PREFIX = {"uv": "uv run ", "poetry": "poetry run ", "pdm": "pdm run ", "pipenv": "pipenv run ", "hatch": ""}
 PYTHON_MANIFESTS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile")
 _PYTHON_VERSION_ENV = re.compile(r"^(py|pypy)(\d+(\.\d+)?)?$")
@@ -213,8 +214,28 @@ class PythonPackage:
             paths = paths.split()
         return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
 
+    def _declares_pytest(self) -> str | None:
+        """pytest among the project's declared dependencies (PEP 735 groups, extras, Poetry's groups), with a test
+        directory beside it: the convention, when no pytest configuration says more."""
+        if self.pyproject is None or not any(self.c.is_dir(self.rel(d)) for d in ("tests", "test")):
+            return None
+        declared: list[Any] = []
+        for table in (get_path(self.pyproject, "dependency-groups"), self.tool("poetry", "group")):
+            if isinstance(table, dict):
+                for group in table.values():
+                    declared.extend(group if isinstance(group, list) else get_path(group, "dependencies") or [])
+        extras = get_path(self.pyproject, "project", "optional-dependencies")
+        if isinstance(extras, dict):
+            for group in extras.values():
+                declared.extend(group if isinstance(group, list) else [])
+        names = {re.split(r"[\s<>=!~\[;]", d.strip(), maxsplit=1)[0].lower() for d in declared if isinstance(d, str)}
+        return f"{self.rel('pyproject.toml')}#dependencies" if "pytest" in names else None
+
     def _pytest(self) -> None:
         source = self._pytest_source()
+        origin: Origin = "tool"
+        if source is None:
+            source, origin = self._declares_pytest(), "convention"
         if source is None:
             return
         if self.manager == "hatch":
@@ -228,7 +249,7 @@ class PythonPackage:
         if testpaths and command != "hatch test":
             # `pytest tests` runs exactly what bare pytest runs when testpaths is `tests`
             spellings += tuple(f"{s} {' '.join(testpaths)}" for s in (command, *spellings))
-        self.add(Candidate(command, self.cwd, source, "tool", name="pytest", kind="test", body=(command,),
+        self.add(Candidate(command, self.cwd, source, origin, name="pytest", kind="test", body=(command,),
                            spellings=spellings))  # fmt: skip
 
     # -- hatch / pdm scripts -------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 
 from freshpass.facts.lazyre import LazyPattern, lazy
 from freshpass.facts.model import Kind
+from freshpass.facts.safety import guarded_setup
 from freshpass.facts.tools import script_kind
 
 from .base import Candidate, Collector, Package, under
@@ -450,6 +451,9 @@ def _task_lines(tasks: dict[str, Any], name: str, seen: set[str]) -> tuple[list[
     watches = bool(task.get("watch"))
     for dep in _as_list(task.get("deps")):
         dep_name = dep.get("task") if isinstance(dep, dict) else dep
+        dep_task = tasks.get(dep_name) if isinstance(dep_name, str) else None
+        if isinstance(dep_task, dict) and guarded_setup(_as_list(dep_task.get("status"))):
+            continue  # it only installs a tool where it is missing (`status: command -v x`): setup, not the check
         if isinstance(dep_name, str):
             more, watch = _task_lines(tasks, dep_name, seen)
             lines.extend(more)
@@ -460,6 +464,9 @@ def _task_lines(tasks: dict[str, Any], name: str, seen: set[str]) -> tuple[list[
         elif isinstance(cmd, dict) and isinstance(cmd.get("cmd"), str):
             lines.append(cmd["cmd"])
         elif isinstance(cmd, dict) and isinstance(cmd.get("task"), str):
+            called = tasks.get(cmd["task"])
+            if isinstance(called, dict) and guarded_setup(_as_list(called.get("status"))):
+                continue
             more, watch = _task_lines(tasks, cmd["task"], seen)
             lines.extend(more)
             watches = watches or watch

@@ -50,3 +50,9 @@ __all__ = [
     "script_kind",
     "suite_of",
 ]
+
+# The runners of each ecosystem are registered by its module in facts/ecosystems/ (loaded once, here, after the
+# shared records above exist).
+from freshpass.facts.ecosystems.registry import ecosystems as _ecosystems
+
+_ecosystems()

@@ -105,6 +105,8 @@ def narrowing_of(
             attached = _attached_short(token, narrowing_options | value_options)
             if name in narrowing_options or attached in narrowing_options or _narrowing_define(token, runner):
                 found.reasons.append(f"option {token}")
+            elif runner is not None and _narrowing_setting(args, i, runner):
+                found.reasons.append(f"setting {' '.join(args[i : i + 2])}")
             takes_value = name in value_options and "=" not in token and len(token) == len(name)
             # An unknown program's `--option value`: the value is not a selection (`--max-warnings 0`).
             guessed = (runner is None or runner.opaque) and token.startswith("--") and "=" not in token
@@ -143,6 +145,25 @@ def narrowing_of(
     return found
 
 
+def _narrowing_setting(args: tuple[str, ...], i: int, runner: Runner) -> bool:
+    """`-o python_functions=test_ok`, `--override-ini=python_files=x.py`, `-oaddopts=-k x`: a setting that chooses
+    what is collected narrows the run."""
+    if not runner.narrowing_settings:
+        return False
+    token = args[i]
+    name, eq, attached = token.partition("=")
+    if name in runner.setting_options:
+        value = attached if eq else (args[i + 1] if i + 1 < len(args) else "")
+    else:
+        short = next(
+            (o for o in runner.setting_options if len(o) == 2 and token.startswith(o) and len(token) > 2), None
+        )
+        if short is None:
+            return False
+        value = token[2:]
+    return value.split("=", 1)[0].strip() in runner.narrowing_settings
+
+
 def _attached_short(token: str, options: frozenset[str]) -> str | None:
     """`-kslow` → `-k` when `-k` is a known option taking a value."""
     if len(token) > 2 and token[0] == "-" and token[1] != "-":
@@ -161,6 +182,8 @@ def _positional_narrows(token: str, runner: Runner | None, cwd: Path | None, roo
     mode = runner.positionals if runner else "paths"
     if mode == "never":
         return False
+    if runner is not None and token.rstrip("/") in runner.test_dirs:
+        return False  # the runner's own default directory: `busted spec`, `prove -l t`, `mix test test`
     if mode == "always":
         return token not in (".", "./")
     if mode == "packages":

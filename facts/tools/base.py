@@ -84,6 +84,11 @@ class Runner:
     synonyms: tuple[tuple[str, str], ...] = ()  # (spelling, canonical spelling)
     neutral: frozenset[str] = frozenset()
     leading_words: frozenset[str] = frozenset()  # a first positional that is a subcommand (`vitest run`)
+    # The runner's default test directories: naming one is still the whole suite (`busted spec`, `prove -l t`).
+    test_dirs: frozenset[str] = frozenset()
+    # Options whose value is `KEY=VALUE` settings, and the keys that choose what runs (`-o python_functions=…`).
+    setting_options: frozenset[str] = frozenset()
+    narrowing_settings: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -186,6 +191,8 @@ def identify(tokens: tuple[str, ...]) -> Identification:
     head = tokens[0]
     args = tokens[1:]
     asks_help = has(args, "--help", "--version", "--usage") or args[:1] in (("-h",), ("-V",), ("help",), ("version",))
+    if asks_help and head == "ctest" and "-V" in args and not has(args, "--help", "--version"):
+        asks_help = False  # ctest's -V is verbose
     if asks_help and head not in _HELP_IS_A_NAME:
         return prints(f"`{head}` with help/version arguments only prints")
     found = _BY_HEAD.get(head)

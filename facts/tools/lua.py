@@ -11,6 +11,7 @@ BUSTED = Runner(
     opts("-t --tags --exclude-tags -f --filter --filter-out -p --pattern -o --output -r --run --lpath --cpath -e"),
     opts("-t --tags --exclude-tags -f --filter --filter-out -p --pattern -r --run"),
     positionals="paths",
+    test_dirs=frozenset({"spec"}),  # busted's default ROOT: `busted spec` is the whole suite
 )
 
 

@@ -39,6 +39,9 @@ PYTEST = Runner(
         "--stepwise-skip --pyargs --nf --new-first"
     ),
     synonyms=(("--last-failed", "--lf"), ("--stepwise", "--sw"), ("--numprocesses", "-n")),
+    setting_options=opts("-o --override-ini"),
+    # ini settings that choose what is collected (`-o python_functions=test_ok` runs part of the suite)
+    narrowing_settings=opts("python_functions python_files python_classes addopts testpaths"),
     neutral=opts(
         "-q --quiet -v --verbose -x --exitfirst -ra -rA -s --tb --color --durations -n --numprocesses --cov "
         "--cov-report --cov-config --cov-branch --cov-fail-under --cov-append --no-cov --strict-markers -p "

@@ -25,9 +25,17 @@ class TestCounts:
     skipped: int
 
 
+_SHARED = ("rust", "go", "python", "node")  # parsed first, in the order below
+
+
 def _parsers() -> tuple[Callable[[str], TestCounts | None], ...]:
+    """The summary parsers of every ecosystem record: cargo's and go's, then pytest/jest/vitest/unittest/mocha
+    (their order matters: a jest run prints no pytest line, but mocha's shape is loose), then the others."""
+    from freshpass.facts.ecosystems.registry import ecosystems
+
     from . import go, node, python, rust
 
+    others = tuple(e.summary for e in ecosystems() if e.summary is not None and e.name not in _SHARED)
     return (
         rust.cargo_counts,
         go.go_counts,
@@ -36,6 +44,7 @@ def _parsers() -> tuple[Callable[[str], TestCounts | None], ...]:
         node.vitest_counts,
         python.unittest_counts,
         node.mocha_counts,
+        *dict.fromkeys(others),  # Dart and Flutter, Cabal and Stack share one parser
     )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from freshpass.facts.shell import is_assignment
@@ -136,11 +138,14 @@ def normalise(words: tuple[str, ...], cwd: Path | None, root: Path | None = None
     """Peel wrappers off one simple command. Returns the invocations it stands for (one, or one per target for
     `make lint test`), `Rejected` when it is never evidence, or None when nothing runs (bare assignments)."""
     args = tuple(words)
+    env_narrowing: list[str] = []  # `PYTEST_ADDOPTS="-k slow" pytest`: the environment selects part of the run
     for _ in range(32):  # wrappers nest (`env X=1 timeout 60 uv run python -m pytest`); bounded by construction
         while args and is_assignment(args[0]):
             updating = updating_assignment(args[0])
             if updating is not None and len(args) > 1:
                 return Rejected(f"`{updating}` makes the run rewrite the files it checks against", writes=True)
+            if len(args) > 1 and _narrowing_assignment(args[0], cwd, root):
+                env_narrowing.append(args[0])
             args = args[1:]
         if not args:
             return None
@@ -370,7 +375,78 @@ def normalise(words: tuple[str, ...], cwd: Path | None, root: Path | None = None
     else:
         return Rejected("too many nested wrappers to analyse")
 
-    return _package_and_task_runners(args, cwd, root)
+    args, cwd = _runner_directory(args, cwd)
+    found = _package_and_task_runners(_nox_canonical(args), cwd, root)
+    if env_narrowing and isinstance(found, list):
+        return [replace(i, wrapper_args=(*i.wrapper_args, *env_narrowing)) for i in found]
+    return found
+
+
+def _narrowing_assignment(word: str, cwd: Path | None, root: Path | None) -> bool:
+    """Does `VAR=value` hand the runner options that select part of its suite (`PYTEST_ADDOPTS=--deselect x`)?"""
+    from freshpass.facts.ecosystems.registry import narrowing_env
+
+    from .args import narrowing_of
+    from .base import Identified
+
+    name, _, value = word.partition("=")
+    runner = narrowing_env().get(name)
+    if runner is None:
+        return False
+    try:
+        options = tuple(shlex.split(value))
+    except ValueError:
+        return True  # unreadable options: not the plain suite
+    found = identify(runner)
+    if not isinstance(found, Identified):
+        return bool(options)
+    return bool(narrowing_of(options, found, cwd, root))
+
+
+def _runner_directory(args: tuple[str, ...], cwd: Path | None) -> tuple[tuple[str, ...], Path | None]:
+    """`ctest --test-dir build` ≡ `ctest` in build/, `meson test -C build` ≡ `meson test` in build/: a run typed
+    either way from either place is the same run."""
+    if not args:
+        return args, cwd
+    if args[0] == "ctest":
+        option = "--test-dir"
+    elif args[0] == "meson" and args[1:2] == ("test",):
+        option = "-C"
+    else:
+        return args, cwd
+    for i, token in enumerate(args[1:], start=1):
+        if token == option and i + 1 < len(args):
+            return (*args[:i], *args[i + 2 :]), _chdir(cwd, args[i + 1])
+        if token.startswith(option + "="):
+            return (*args[:i], *args[i + 1 :]), _chdir(cwd, token.split("=", 1)[1])
+    return args, cwd
+
+
+_NOX_COMBINED = re.compile(r"^-([rRx]+)([se])$")
+_NOX_PYTHON_SUFFIX = re.compile(r"^(?P<session>[\w.:-]+?)-(?:\d+(?:\.\d+)*|pypy\d*(?:\.\d+)?)$")
+
+
+def _nox_canonical(args: tuple[str, ...]) -> tuple[str, ...]:
+    """nox's combined flags (`-rs` = `-r -s`) and a session's interpreter suffix (`test-3.12` is session `test` on
+    one of its interpreters: the whole suite) in one spelling."""
+    if not args or args[0] != "nox":
+        return args
+    out: list[str] = ["nox"]
+    session_value = False
+    for index, token in enumerate(args[1:], start=1):
+        if token == "--":
+            out.extend(args[index:])  # the session's own arguments, as they are
+            break
+        combined = _NOX_COMBINED.match(token)
+        if combined:
+            out.extend(f"-{flag}" for flag in combined.group(1))
+            token = f"-{combined.group(2)}"
+        if session_value:
+            suffix = _NOX_PYTHON_SUFFIX.match(token)
+            token = suffix.group("session") if suffix else token
+        session_value = token in ("-s", "-e", "--session", "--sessions")
+        out.append(token)
+    return tuple(out)
 
 
 def _package_binary(spec: str) -> str:

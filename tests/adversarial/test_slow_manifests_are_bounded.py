@@ -60,7 +60,8 @@ def stuck_detection(tmp_path: Path, started: int | None = None) -> dict[str, str
 
 def test_run_starts_the_command_whatever_detection_does(tmp_path: Path) -> None:
     root = bomb_repository(tmp_path / "repo")
-    code, _, stderr = finish(freshpass("run", "--", "exit 3", cwd=root, env=stuck_detection(tmp_path)), timeout=60)
+    line = "pytest --co -q >/dev/null 2>&1; exit 3"  # a line that may be a check: its project's facts are read
+    code, _, stderr = finish(freshpass("run", "--", line, cwd=root, env=stuck_detection(tmp_path)), timeout=60)
     assert code == 3
     assert b"running the command without recording it" in stderr
 

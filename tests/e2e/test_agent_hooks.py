@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_calc_project, run_cli
+from tests.conftest import git, make_calc_project, run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -422,3 +422,38 @@ def test_cursor_stop_budget_per_conversation_and_aborted_turns_skipped(repo: Pat
     assert ["followup_message" in answer for answer in first] == [True, True, False]
     assert "`freshpass run -- pytest`" in first[0]["followup_message"]
     assert "followup_message" in cursor_stop("conv-b")  # another conversation has its own budget
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="since the fast hook entry merged from main, the hook records this `make test` as targeted although "
+    "facts and classify say full (passes on h18-rank before that merge)",
+)
+def test_a_make_test_running_a_program_of_the_tests_is_the_test_and_its_pass_allows_the_stop(tmp_path: Path) -> None:
+    """`test:` whose body is `python3 tests/check_app.py`: the project's test, so a passing `make test` on the
+    content is what the Stop hook asks for, and then it lets the agent stop."""
+    repo = tmp_path / "app"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "Makefile").write_text("test:\n\tpython3 tests/check_app.py\n")
+    (repo / "app.py").write_text("def greet():\n    return 'hello'\n")
+    (repo / "tests" / "check_app.py").write_text(
+        "import sys\nsys.path.insert(0, '.')\nfrom app import greet\n\nassert greet() == 'hello'\nprint('ok')\n"
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    facts = json.loads(run_cli("facts", "--json", str(repo)).stdout)
+    assert [(c["command"], c["kind"]) for c in facts["verify_commands"]] == [("make test", "test")]
+
+    edit(repo / "app.py", "def greet():\n    return 'hel' + 'lo'\n")
+    reason = block_reason(claude_stop(repo))
+    assert reason is not None and "declares no test command" not in reason
+
+    outcome, _ = record(claude_code_reports(repo, "make test"))
+    assert outcome["recorded"] is True, outcome
+    [receipt] = receipts(repo)
+    assert (receipt["command"], receipt["kind"], receipt["scope"], receipt["status"]) == (
+        "make test", "test", "full", "passed"
+    )  # fmt: skip
+    allowed = claude_stop(repo, active=True)
+    assert (allowed.returncode, allowed.stdout) == (0, "")

@@ -154,6 +154,21 @@ def test_run_lens_uses_the_projects_virtualenv(run_nvim, tmp_path: Path) -> None
     run_nvim("venv_run.lua", str(root), path=path, extra_env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
 
 
+def test_choose_once_writes_the_config_and_the_run_lens_runs_the_choice(run_nvim, tmp_path: Path) -> None:
+    """A test check resting on CI alone: the first `▶ Run` asks with vim.ui.select, the pick is written to
+    .freshpass.toml, and the runs run the chosen command."""
+    from tests.unit.test_choose import ci_only_project
+
+    root = ci_only_project(tmp_path / "ci-only")
+    (root / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (root / "tests" / "test_a.py").write_text(
+        "import unittest\n\n\nclass A(unittest.TestCase):\n    def test_a(self):\n        pass\n"
+    )
+    _git("add", "-A", cwd=root)
+    _git("-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "initial", cwd=root)
+    run_nvim("choose.lua", str(root))
+
+
 def test_external_write_makes_the_status_unverified(run_nvim, project: Path) -> None:
     run_nvim("external_write.lua", str(project))
 

@@ -18,8 +18,11 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 
+import { type ChooseHost, TestCommandChooser } from "./choose";
 import {
+  type CandidatesResult,
   CLIENT_COMMANDS,
+  type ChooseResult,
   METHODS,
   type OutputParams,
   type ReceiptsResult,
@@ -52,7 +55,7 @@ const PYTHON_EXTENSION_TIMEOUT = 5000;
 let extension: FreshpassExtension | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  extension = new FreshpassExtension();
+  extension = new FreshpassExtension(context.workspaceState);
   context.subscriptions.push(extension);
   await extension.start();
 }
@@ -90,8 +93,11 @@ class FreshpassExtension implements vscode.Disposable {
   private lifecycle: Promise<void> = Promise.resolve();
   /** Restarts the server when the Python extension's selected interpreter changes (subscribed once). */
   private pythonSelection: vscode.Disposable | undefined;
+  /** Asks once which command runs a root's full tests, when detection is unsure (choose.ts). */
+  private readonly chooser: TestCommandChooser;
 
-  constructor() {
+  constructor(private readonly memory: vscode.Memento) {
+    this.chooser = new TestCommandChooser(this.chooseHost());
     const terminalEvidence = new TerminalEvidence(this.log, (params) => this.recordRun(params));
     this.tests = new TestingView(
       this.log,
@@ -108,6 +114,7 @@ class FreshpassExtension implements vscode.Disposable {
       vscode.commands.registerCommand(CLIENT_COMMANDS.verifyTargeted, (uri?: vscode.Uri) => this.verifyTargeted(uri)),
       vscode.commands.registerCommand(CLIENT_COMMANDS.showReceipts, () => this.showReceipts()),
       vscode.commands.registerCommand(CLIENT_COMMANDS.restart, () => this.restart()),
+      vscode.commands.registerCommand(CLIENT_COMMANDS.chooseTestCommand, () => this.chooseTestCommand()),
       vscode.window.onDidChangeVisibleTextEditors(() => void this.refreshStatuses()),
       vscode.window.onDidChangeActiveTextEditor(() => void this.refreshStatuses()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
@@ -215,7 +222,11 @@ class FreshpassExtension implements vscode.Disposable {
             return next(name, args) as Promise<unknown>;
           }
           try {
-            const result = (await next(name, args)) as VerifyResult | null | undefined;
+            const chosen = await this.chooser.beforeRun(args[0] as VerifyArguments | undefined);
+            const result = (await next(name, chosen ? [chosen] : args)) as
+              | VerifyResult
+              | null
+              | undefined;
             this.reportVerifyResult(result);
             return result;
           } catch (error) {
@@ -419,6 +430,55 @@ class FreshpassExtension implements vscode.Disposable {
     const argument: VerifyArguments = { uri: target.toString(), targeted: true };
     // Through the server command, so the middleware reports the result like a lens click.
     await vscode.commands.executeCommand(SERVER_COMMANDS.verify, argument);
+  }
+
+  /** The editor's side of choosing a test command: quick pick, server calls, workspace memory. */
+  private chooseHost(): ChooseHost {
+    const key = (root: string): string => `freshpass.askedTestCommand:${root}`;
+    const client = (): LanguageClient => {
+      const running = this.runningClient();
+      if (!running) {
+        throw new Error("the language server is not running");
+      }
+      return running;
+    };
+    return {
+      candidates: (target, kind) =>
+        client().sendRequest<CandidatesResult | undefined>(METHODS.candidates, { ...target, kind }),
+      choose: async (argument) =>
+        (await client().sendRequest(ExecuteCommandRequest.type, {
+          command: SERVER_COMMANDS.choose,
+          arguments: [argument],
+        })) as ChooseResult,
+      pick: (items, title, placeholder) =>
+        Promise.resolve(
+          vscode.window.showQuickPick(items, { title, placeHolder: placeholder, matchOnDescription: true }),
+        ),
+      asked: (root) => this.memory.get<boolean>(key(root)) === true,
+      remember: (root) => Promise.resolve(this.memory.update(key(root), true)),
+      showStatus: (status) => this.showStatus(status),
+      error: (message) => void this.showError(message),
+      log: (message) => this.log.appendLine(message),
+    };
+  }
+
+  private async chooseTestCommand(): Promise<void> {
+    if (!this.runningClient()) {
+      await this.notRunning();
+      return;
+    }
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const root = this.statusBar.activeRoots()[0];
+    const target = active?.scheme === "file" ? { uri: active.toString() } : root ? { root } : undefined;
+    if (!target) {
+      void vscode.window.showInformationMessage("freshpass: open a file of the project to choose its test command.");
+      return;
+    }
+    try {
+      await this.chooser.chooseNow(target);
+    } catch (error) {
+      await this.showError(`freshpass: cannot list the test commands: ${errorText(error)}`);
+    }
   }
 
   private async showReceipts(): Promise<void> {

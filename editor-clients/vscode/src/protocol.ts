@@ -8,6 +8,7 @@ export const SERVER_COMMANDS = {
   verify: "freshpass.verify",
   cancel: "freshpass.cancel",
   receipts: "freshpass.receipts",
+  choose: "freshpass.choose",
 } as const;
 
 /** The extension's own commands (package.json `contributes.commands`). */
@@ -15,6 +16,7 @@ export const CLIENT_COMMANDS = {
   verifyTargeted: "freshpass.verifyTargeted",
   showReceipts: "freshpass.showReceipts",
   restart: "freshpass.restart",
+  chooseTestCommand: "freshpass.chooseTestCommand",
 } as const;
 
 export const METHODS = {
@@ -22,6 +24,7 @@ export const METHODS = {
   output: "freshpass/output",
   status: "freshpass/status",
   recordRun: "freshpass/recordRun",
+  candidates: "freshpass/candidates",
 } as const;
 
 export interface TestCounts {
@@ -167,4 +170,41 @@ export interface RecordRunResult {
   status?: string | null;
   reason?: string | null;
   recorded?: boolean;
+}
+
+/** One command a person can choose as a root's check (`freshpass/candidates`). */
+export interface ChoiceCandidate {
+  command: string;
+  cwd: string;
+  /** Where it was declared: `Makefile:test`, `.github/workflows/ci.yml#jobs.test.steps[2]`. */
+  source: string;
+  /** Why detection proposed it (configured, documented, declared, convention, ci), or `narrower`. */
+  basis: string;
+  /** The check ▶ Run runs today. */
+  primary: boolean;
+  note?: string;
+}
+
+/** `freshpass/candidates` `{root | uri, kind}`: whether to ask, and what to choose from. */
+export interface CandidatesResult {
+  root: string;
+  kind: string;
+  /** A close call, or the check rests only on convention or CI: ask once. */
+  needs_choice: boolean;
+  ambiguous: boolean;
+  candidates: ChoiceCandidate[];
+}
+
+/** Arguments of `freshpass.choose` (one object in `arguments`). */
+export interface ChooseArguments {
+  root: string;
+  kind: string;
+  command: string;
+  cwd?: string;
+}
+
+/** What `freshpass.choose` wrote, and the root's status after it. */
+export interface ChooseResult {
+  choice: { kind: string; command: string; cwd: string; file: string; created: boolean; replaced: string[] };
+  status: RootStatus;
 }

@@ -1,4 +1,4 @@
---- `:Freshpass {subcommand}`: verify, status, log, output, cancel, restart.
+--- `:Freshpass {subcommand}`: verify, choose, status, log, output, cancel, restart.
 local M = {}
 
 local KINDS = { 'test', 'lint', 'typecheck', 'build', 'check' }
@@ -31,6 +31,12 @@ M.subcommands = {
       return vim.tbl_filter(function(item)
         return vim.startswith(item, arg_lead)
       end, { 'targeted', unpack(KINDS) })
+    end,
+  },
+  choose = {
+    usage = 'choose',
+    run = function()
+      require('freshpass.choose').choose()
     end,
   },
   status = {

@@ -181,7 +181,7 @@ end
 --- Client-side handler of the `freshpass.verify` command, for `:Freshpass verify` and for code lenses alike: sends
 --- it to the server, tracks it for the statusline and reports the receipt when it finishes.
 --- @param command lsp.Command
---- @param ctx {bufnr: integer, client_id: integer}
+--- @param ctx {bufnr: integer, client_id: integer, chosen?: boolean}
 function M._run_verify(command, ctx)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   if not client then
@@ -197,6 +197,14 @@ function M._run_verify(command, ctx)
     return
   end
   local argument = type(command.arguments) == 'table' and command.arguments[1] or nil
+  if not ctx.chosen then -- ask once which command runs the full tests when detection is unsure (choose.lua)
+    require('freshpass.choose').before_run(client, argument, ctx.bufnr, function(chosen)
+      local arguments = chosen and { chosen } or command.arguments
+      local again = { title = command.title, command = command.command, arguments = arguments }
+      M._run_verify(again, { bufnr = ctx.bufnr, client_id = ctx.client_id, chosen = true })
+    end)
+    return
+  end
   local root
   if type(argument) == 'table' and type(argument.root) == 'string' then
     root = util.realpath(argument.root)

@@ -1,0 +1,53 @@
+"""Erlang with rebar3: `rebar.config`. rebar3's testing guide names two runners: `rebar3 eunit` (unit tests, the
+one every generated project has) and `rebar3 ct` (Common Test suites, `test/*_SUITE.erl`). The convention is
+`rebar3 eunit`; a project with Common Test suites documents `rebar3 ct` or `rebar3 do eunit, ct`."""
+
+from __future__ import annotations
+
+from freshpass.facts.tools.base import Identification, Identified, Runner, opts, tool
+
+from . import _summaries
+from .base import Convention, Ecosystem, Vocabulary
+
+_SELECTORS = "--app --application --module --suite --test --file --dir --generator --group --case --spec"
+REBAR3_TEST = Runner(
+    "rebar3",
+    "test",
+    opts(f"{_SELECTORS} --cover_export_name --sname --name --setcookie --config --logdir --label --readable"),
+    opts(_SELECTORS),
+    positionals="never",
+    neutral=opts("-c --cover -v --verbose --readable"),
+)
+
+
+@tool("rebar3")
+def _rebar3(tokens: tuple[str, ...]) -> Identification:
+    args = tokens[1:]
+    if args[:1] in (("eunit",), ("ct",)):
+        return Identified(REBAR3_TEST, 2, "test", f"rebar3 {args[0]}")
+    if args[:1] == ("do",) and any(a.strip(",") in ("eunit", "ct") for a in args[1:]):
+        return Identified(REBAR3_TEST, len(tokens), "test", "rebar3 do")
+    if args[:1] in (("dialyzer",), ("xref",)):
+        return Identified(REBAR3_TEST, 2, "typecheck" if args[0] == "dialyzer" else "lint", f"rebar3 {args[0]}")
+    return Identified(REBAR3_TEST, 2, "build", "rebar3 compile") if args[:1] == ("compile",) else None
+
+
+ECOSYSTEM = Ecosystem(
+    name="erlang_rebar3",
+    title="Erlang (rebar3)",
+    manifests=("rebar.config",),
+    lockfiles=(("rebar.lock", "rebar3"),),
+    package_manager="rebar3",
+    conventions=(
+        Convention("test", "rebar3 eunit"),
+        Convention("typecheck", "rebar3 dialyzer"),
+        Convention("build", "rebar3 compile"),
+    ),
+    vocabulary=Vocabulary(
+        runners=("rebar3",),
+        narrowing=tuple(_SELECTORS.split()),
+        test_dirs=("test",),
+    ),
+    summary=_summaries.erlang,
+    docs="https://rebar3.org/docs/testing/eunit/",
+)
