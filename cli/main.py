@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "verify": "run the project's recipe: bootstrap, build, test, start + readiness",
     "status": "is the newest evidence fresh and passing? (exit 0 only when it is)",
     "log": "receipts, newest first",
+    "trust": "trust a folder, so agents' tools (MCP `run`) may run its checks; --revoke, --list",
     "share": "attach receipts to git (refs/notes/freshpass) so clones with the same content see them",
     "serve": "the language server (stdio by default)",
     "mcp": "the MCP server for coding agents (stdio): status, check_done, run, receipts",

@@ -24,6 +24,7 @@ or a later step can still fail it), so nothing is recorded then.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -101,10 +102,21 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+MAX_DURATION = 7 * 24 * 3600.0  # seconds: no check a hook reports ran for longer than a week
+
+
 def _duration(value: Any, scale: float = 1000.0) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value:
+    """The payload's duration in seconds when it is a finite number between 0 and 7 days, else None (unsaid):
+    `1e999` (JSON's infinity), NaN, a negative or absurd number never reaches the receipt's timestamps."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) / scale
+    try:
+        seconds = float(value) / scale
+    except OverflowError:  # an int too large for a float
+        return None
+    if not math.isfinite(seconds) or not 0 <= seconds <= MAX_DURATION:
+        return None
+    return seconds
 
 
 def _cwd(payload: Mapping[str, Any], fallback: str | None = None) -> Path | Skip:

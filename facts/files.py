@@ -17,7 +17,6 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import TextIO
 
 SMALL_FILE_LIMIT = 1 << 20  # 1 MiB: ignore files, `.git` pointer files, `HEAD`, refs, config
 DOCUMENT_LIMIT = 64 << 20  # 64 MiB: a source file an editor has open
@@ -114,13 +113,6 @@ def _read_up_to(fd: int, limit: int) -> bytes:
         chunks.append(chunk)
         remaining -= len(chunk)
     return b"".join(chunks)
-
-
-def open_regular_text(path: str | os.PathLike[str]) -> TextIO:
-    """A regular file of any size opened for reading as UTF-8 text (undecodable bytes replaced), line by line;
-    `NotRegularFile` for a FIFO, socket, device or directory."""
-    fd, _ = _open_regular(path, follow_symlinks=True)
-    return open(fd, encoding="utf-8", errors="replace")
 
 
 def read_tail(path: str | os.PathLike[str], limit: int) -> tuple[bytes, bool]:

@@ -412,11 +412,43 @@ def find_remote(repository: Repository, name: str) -> Remote:
         fetch_url = next((entry.value for entry in urls if entry.key == "url"), "")
         push_url = next((entry.value for entry in urls if entry.key == "pushurl"), fetch_url)
         if fetch_url:
-            return Remote(name, _checked_url(fetch_url, name), _checked_url(push_url, name))
+            return Remote(name, _outside(repository, fetch_url, name), _outside(repository, push_url, name))
     if "://" in name or os.path.isdir(name) or re.match(r"^[^/:]+@[^/:]+:", name):
         url = os.path.abspath(name) if os.path.isdir(name) else name
-        return Remote(name, _checked_url(url, name), _checked_url(url, name))
+        return Remote(name, _outside(repository, url, name), _outside(repository, url, name))
     raise GitError(f"{repository.toplevel} has no remote named {name!r} (give a remote name, a URL or a path)")
+
+
+def local_path_of(url: str) -> str | None:
+    """The directory a URL names when git would reach it on this machine (a path, `file://`), else None."""
+    if url.lower().startswith("file://"):
+        from urllib.parse import unquote, urlsplit
+
+        return unquote(urlsplit(url).path) or None
+    if "://" in url or re.match(r"^[^/]*:", url):  # another scheme, or scp-like `host:path`
+        return None
+    return url
+
+
+def _outside(repository: Repository, url: str, name: str) -> str:
+    """`url`, checked (`_checked_url`) and refused when it resolves inside the work tree or the repository's own git
+    directory: a repository committed in the tree (or planted in `.git`) would run its hooks on every push."""
+    checked = _checked_url(url, name)
+    local = local_path_of(checked)
+    if local is None:
+        return checked
+    homes = [repository.toplevel, repository.git_dir, repository.common_dir]
+    bases = [os.getcwd(), str(repository.toplevel)] if not os.path.isabs(local) else [""]
+    for base in bases:
+        target = os.path.realpath(os.path.join(base, os.path.expanduser(local)))
+        for home in homes:
+            inside = os.path.realpath(home)
+            if target == inside or target.startswith(inside.rstrip(os.sep) + os.sep):
+                raise GitError(
+                    f"remote {name!r} ({url}) is inside {repository.toplevel}: a repository that is the project's own "
+                    "content would run its hooks on push; freshpass shares only with repositories outside the work tree"
+                )
+    return checked
 
 
 def _checked_url(url: str, name: str) -> str:

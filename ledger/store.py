@@ -26,6 +26,7 @@ import dataclasses
 import errno
 import json
 import logging
+import math
 import os
 import sqlite3
 import time
@@ -247,9 +248,19 @@ class Evidence:
         return data
 
 
-def iso_time(epoch: float) -> str:
-    """UTC ISO 8601 with milliseconds and a `Z`, the time format of every JSON output."""
-    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+EARLIEST = 946_684_800.0  # 2000-01-01: no receipt is older
+LATEST = 7_258_118_400.0  # 2200-01-01: nor newer
+
+
+def iso_time(epoch: Any) -> str:
+    """UTC ISO 8601 with milliseconds and a `Z`, the time format of every JSON output. Total: a stored value that
+    is no time (a row written by an older version, or by hand) reads `invalid` rather than raising."""
+    try:
+        return (
+            datetime.fromtimestamp(float(epoch), timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        )
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "invalid"
 
 
 _EVIDENCE_FIELDS = tuple(f.name for f in fields(Evidence))
@@ -310,14 +321,50 @@ def py_text(value: Any) -> Any:
     return value
 
 
+_TIME_FIELDS = ("created_at", "started_at", "finished_at", "duration")
+_COUNT_FIELDS = ("exit_code", "tests_passed", "tests_failed", "tests_skipped")
+_WORD_FIELDS = ("kind", "scope", "status", "content_id", "observed")
+
+
+def _finite(value: Any) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return 0.0
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63:
+        return value
+    return None
+
+
 def _evidence_from_row(row: Iterable[Any]) -> Evidence:
+    """A stored row as a receipt. Total: a row this version did not write (an odd type, an infinite time, details
+    that are not JSON) is read with the odd field neutralised, so `log`, `log --json` and `receipts` never fail."""
     values = dict(zip(_EVIDENCE_FIELDS, row, strict=True))
     for name in _TEXT_FIELDS:
-        values[name] = py_text(values[name])
-    values["approved"] = bool(values["approved"])
-    values["stale_at_record"] = bool(values["stale_at_record"])
+        text = py_text(values[name])
+        if text is None:
+            values[name] = None if name == "reason" else ""
+        else:
+            values[name] = text if isinstance(text, str) else str(text)
+    for name in _WORD_FIELDS:
+        text = py_text(values[name])
+        values[name] = text if isinstance(text, str) else str(text)
+    for name in _TIME_FIELDS:
+        values[name] = _finite(values[name])
+    for name in _COUNT_FIELDS:
+        values[name] = _count(values[name])
+    values["id"] = _count(values["id"]) or 0
+    values["output_omitted"] = max(0, _count(values["output_omitted"]) or 0)
+    values["approved"] = values["approved"] == 1
+    values["stale_at_record"] = values["stale_at_record"] == 1
     raw_details = py_text(values["details"])
-    values["details"] = json.loads(raw_details) if raw_details else None
+    try:
+        details = json.loads(raw_details) if isinstance(raw_details, str) and raw_details else None
+    except (ValueError, RecursionError):
+        details = {"unreadable": "the stored details are not JSON"}
+    values["details"] = details if isinstance(details, dict) else None
     return Evidence(**values)
 
 
@@ -945,6 +992,12 @@ def _check_draft(draft: EvidenceDraft) -> None:
         problems.append("content_id is empty")
     if draft.observed not in OBSERVED:
         problems.append(f"observed {draft.observed!r} is not one of {', '.join(OBSERVED)}")
+    for name in ("started_at", "finished_at"):
+        value = getattr(draft, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not EARLIEST <= value <= LATEST:
+            problems.append(f"{name} {value!r} is not a time between 2000 and 2200 (epoch seconds)")
+    if not problems and draft.finished_at < draft.started_at:
+        problems.append("finished_at is before started_at")
     if problems:
         raise ValueError("invalid evidence: " + "; ".join(problems))
 

@@ -5,8 +5,10 @@ input schema and returns structured content; `serve.py` registers them. Problems
 no project, a command that is no check) raise `ToolProblem` with one actionable sentence, which the SDK returns as
 a tool error; nothing here raises for a failing check — a failure is a result.
 
-`run` runs only what the agent asked for and only a check: the project's primary done command, or a command line
-that classifies as a recognised check (design §3). It runs through the shared runner (one process group, torn down
+`run` runs only what the agent asked for and only a check, and only in a folder the user trusts (`freshpass trust`):
+the project's primary done command, or a command line that `facts.admission.admit` lets through — one simple
+command that is an approved check or a narrowing of one, never a shell line (design §3). Every `path` stays inside
+the server's project. It runs through the shared runner (one process group, torn down
 on timeout or cancellation), and its receipt is bound to the content before the run, stale at record if the
 content changed while it ran — exactly as `freshpass run`.
 """
@@ -85,6 +87,22 @@ class ReceiptsResult(TypedDict):
     receipts: list[dict[str, Any]]
 
 
+def _plain(value: Any) -> Any:
+    """`value` with every text valid UTF-8: a stored text that is not (a file name's bytes) is shown escaped, since
+    JSON cannot carry it and a tool answer must never fail on one receipt."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
 def session_of(given: str = "") -> str:
     """Whose budget and receipts: the tool's `session` argument, else `$FRESHPASS_SESSION` (set in the client's
     server config), else one per server process."""
@@ -92,7 +110,9 @@ def session_of(given: str = "") -> str:
 
 
 def resolve(path: str, default_root: Path) -> tuple[Path, Path]:
-    """(root, package root) holding `path` (relative paths are taken from `default_root`)."""
+    """(root, package root) holding `path` (relative paths are taken from `default_root`). `path` must stay inside
+    `default_root` once symlinks are resolved: an absolute path to another project, `../other` or a symlink out of
+    the project is refused, so a client can never point the tools at a project the user did not start them in."""
     from freshpass.facts.roots import find_package_root, find_root
 
     target = Path(path).expanduser() if path else default_root
@@ -100,10 +120,16 @@ def resolve(path: str, default_root: Path) -> tuple[Path, Path]:
         target = default_root / target
     if not target.exists():
         raise ToolProblem(f"{target} does not exist: pass `path` as a directory or file of the project")
-    root = find_root(target.resolve())
+    resolved, home = target.resolve(), default_root.resolve()
+    if resolved != home and home not in resolved.parents:
+        raise ToolProblem(
+            f"{target} is outside this server's project {default_root}: `path` must name a file or directory inside "
+            "it (start another server with `freshpass mcp --root DIR` for another project)"
+        )
+    root = find_root(resolved)
     if root is None:
         raise ToolProblem(f"{target} is not inside a project (no git repository or manifest above it)")
-    return root, find_package_root(target.resolve(), root)
+    return root, find_package_root(resolved, root)
 
 
 async def _facts(root: Path) -> Any:
@@ -154,7 +180,7 @@ async def receipts(path: str, default_root: Path, *, limit: int = 10) -> Receipt
     _root, package = resolve(path, default_root)
     async with await Ledger.open(read_only=True) as ledger:
         events = await ledger.events(str(package), max(1, min(limit, MAX_RECEIPTS)))
-    return ReceiptsResult(root=str(package), receipts=[event.to_json() for event in events])
+    return ReceiptsResult(root=_plain(str(package)), receipts=[_plain(event.to_json()) for event in events])
 
 
 def _primary(facts: Any, package: Path) -> tuple[str, Path]:
@@ -180,10 +206,23 @@ async def run(
     if not 0 < timeout <= MAX_TIMEOUT:
         raise ToolProblem(f"timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds, got {timeout:g}")
     _root, package = resolve(path, default_root)
+    from freshpass.evidence.trust import is_trusted, untrusted_reason
+
+    if not is_trusted(package):
+        raise ToolProblem(untrusted_reason(package))
+    facts = await _facts(package)
     if command.strip():
-        line, cwd = command.strip(), package
+        from freshpass.facts.admission import Refused, admit
+
+        admitted = admit(command, cwd=package, facts=facts)
+        if isinstance(admitted, Refused):
+            raise ToolProblem(
+                f"{admitted.reason}; `run` runs only the project's checks, one simple command at a time — run "
+                "anything else with your own shell tool"
+            )
+        line, cwd = admitted.line, package
     else:
-        line, cwd = _primary(await _facts(package), package)
+        line, cwd = _primary(facts, package)
     plan = await plan_run(cwd)
     if plan.unreadable:
         raise ToolProblem(f"the project's declared checks could not be read ({plan.unreadable}); nothing was run")
@@ -224,7 +263,7 @@ async def run(
         recorded=outcome.recorded,
         reason=reason if not outcome.recorded else None,
         timed_out=result.timed_out,
-        receipts=[evidence.to_json() for evidence in outcome.receipts],
+        receipts=[_plain(evidence.to_json()) for evidence in outcome.receipts],
         tests=first["tests"] if first else None,
         output_tail=(said + output)[-OUTPUT_TAIL:],
     )

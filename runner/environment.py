@@ -14,7 +14,10 @@ Nothing is executed to find out: files are read (`pyvenv.cfg`, `.pdm-python`, po
 the bounded regular-file reader, and directories are `lstat`ed. A repository decides what sits at these paths, so
 odd shapes — a `.venv` that is a file or a symlink, a `bin` that is a symlink elsewhere, no `pyvenv.cfg` — are not an
 environment, and a note says so. An environment that is already active (`$VIRTUAL_ENV` names it, or its `bin` is
-first on PATH) is left as it is.
+first on PATH) is left as it is. An environment that is repository content is not an environment: a virtualenv or
+`node_modules/.bin` under the project whose files git tracks (read from the index file, `runner/tracked.py`: no git
+process, trusted or not), or a project virtualenv whose interpreter this machine does not have, is not put on PATH,
+and one note says why.
 
 `missing_program()` and `not_found_message()` explain an exit 127: which program, where freshpass looked, what fixes it.
 """
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from freshpass.facts.files import read_regular
+from freshpass.runner.tracked import tracked_under
 
 SMALL_LIMIT = 64 << 10  # pyvenv.cfg, .pdm-python, poetry's envs.toml and config: a few hundred bytes
 VENV_NAMES = (".venv", "venv")
@@ -154,7 +158,7 @@ def run_environment(
             replaced = environ.get("VIRTUAL_ENV") or None
 
     if root_path is not None:
-        node_bin = _node_bin(_directories(cwd_path, root_path))
+        node_bin = _node_bin(_directories(cwd_path, root_path), notes)
         if node_bin is not None and node_bin not in entries:
             add(node_bin, "the project's node_modules/.bin")
 
@@ -232,6 +236,12 @@ def _virtualenv(path: Path, *, in_project: bool) -> tuple[bool, str | None]:
         return False, f"{path} has no bin directory; not used"
     home = _pyvenv_home(config, follow=not in_project) if has_config else None
     if home is not None and not os.path.isdir(home):
+        if in_project:  # a virtualenv that came with the content (an archive, a copied folder): not this machine's
+            return (
+                False,
+                f"{path} was made with a Python in {home}, which this machine does not have; not put on PATH: "
+                "recreate it",
+            )
         return True, f"{path} was made with a Python in {home}, which this machine does not have: recreate it"
     return True, None
 
@@ -276,7 +286,10 @@ def _project_environment(
     for directory in directories:
         for candidate, why in _candidates(directory, environ, notes):
             looked.append(str(candidate))
-            usable, note = _virtualenv(candidate, in_project=directory in candidate.parents)
+            in_project = directory in candidate.parents
+            usable, note = _virtualenv(candidate, in_project=in_project)
+            if usable and in_project and tracked_under(candidate, directory):
+                usable, note = False, _committed(candidate)
             if note:
                 notes.append(note)
             if usable:
@@ -396,13 +409,20 @@ def _poetry_environment(project: Path, environ: Mapping[str, str], notes: list[s
 # ---- node --------------------------------------------------------------------------------------------------------
 
 
-def _node_bin(directories: list[Path]) -> str | None:
+def _node_bin(directories: list[Path], notes: list[str]) -> str | None:
     for directory in directories:
         if _kind(directory / "package.json") != "file":
             continue
         if _kind(directory / "node_modules") == "dir" and _kind(directory / "node_modules" / ".bin") == "dir":
+            if tracked_under(directory / "node_modules" / ".bin", directory):
+                notes.append(_committed(directory / "node_modules" / ".bin"))
+                return None
             return str(directory / "node_modules" / ".bin")
     return None
+
+
+def _committed(path: Path) -> str:
+    return f"{path} is tracked by git: it came with the repository, not from this machine; not put on PATH"
 
 
 # ---- exit 127 ----------------------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from freshpass.server.documents import Documents
 from freshpass.server.feature import Feature
 from freshpass.server.handlers import register_handlers
 from freshpass.server.lifecycle import Lifecycle
+from freshpass.server.protocol import FreshpassProtocol
 from freshpass.server.roots import Roots
 from freshpass.server.settings import Settings
 from freshpass.server.state import DocumentRef, RootState
@@ -51,7 +52,12 @@ CLIENT_REFRESH_TIMEOUT = 30.0  # seconds a client may take to acknowledge a refr
 
 class FreshpassServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("freshpass", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "freshpass",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=FreshpassProtocol,  # every request is answered, even one pygls cannot structure
+        )
         self.client = ClientOptions()
         self.configuration = Configuration(self.log)
         self.lifecycle = Lifecycle(self)

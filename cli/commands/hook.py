@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from freshpass.commands import UsageError
 from freshpass.evidence import settings_defaults as defaults
+from freshpass.facts.files import read_tail
 from freshpass.fastentry import MAX_PAYLOAD, taken
 from freshpass.runner.terminal import say
 
@@ -179,6 +180,9 @@ def _decide_or_allow(
     return None
 
 
+TRANSCRIPT_TAIL = 32 << 20  # bytes of a transcript read, from its end
+
+
 def edited_in_transcript(transcript: Path) -> list[str]:
     """Files Claude's own edit tools wrote in this session, from its JSONL transcript (absolute paths).
 
@@ -186,30 +190,30 @@ def edited_in_transcript(transcript: Path) -> list[str]:
     can see, and an agent that committed its edits would otherwise look as if it changed nothing. An unreadable or
     unfamiliar transcript gives no paths, never an error.
     """
-    from freshpass.facts.files import open_regular_text
-
     paths: dict[str, None] = {}
     try:
-        with open_regular_text(transcript) as lines:  # a FIFO or a device is no transcript: refused, not read
-            for line in lines:
-                if '"tool_use"' not in line:  # most lines are text; parse only tool calls
-                    continue
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                message = entry.get("message") if isinstance(entry, dict) else None
-                content = message.get("content") if isinstance(message, dict) else None
-                for block in content if isinstance(content, list) else ():
-                    if not isinstance(block, dict) or block.get("type") != "tool_use":
-                        continue
-                    if block.get("name") not in EDIT_TOOLS or not isinstance(block.get("input"), dict):
-                        continue
-                    target = block["input"].get("file_path") or block["input"].get("notebook_path")
-                    if isinstance(target, str) and target:
-                        paths.setdefault(target, None)
+        # a regular file only (never a FIFO or a device a payload names), and only its newest TRANSCRIPT_TAIL bytes
+        data, whole = read_tail(transcript, TRANSCRIPT_TAIL)
     except OSError:
         return []
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    for line in lines if whole else lines[1:]:  # a cut first line is not a whole entry
+        if '"tool_use"' not in line:  # most lines are text; parse only tool calls
+            continue
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            if block.get("name") not in EDIT_TOOLS or not isinstance(block.get("input"), dict):
+                continue
+            target = block["input"].get("file_path") or block["input"].get("notebook_path")
+            if isinstance(target, str) and target:
+                paths.setdefault(target, None)
     return list(paths)
 
 

@@ -1,4 +1,4 @@
-"""The adversarial suite (issue 11): hostile repositories and misbehaving commands, one module per numbered item.
+"""The adversarial suite: hostile repositories, payloads and clients, misbehaving commands; one module a behaviour.
 
 Every test runs under `leftovers`: the environment carries a per-test `FRESHPASS_TEST_MARKER`, so every process
 the test starts (a CLI, a language server, the commands they run, what those leave behind) carries it too, and after
@@ -69,13 +69,20 @@ def finish(process: subprocess.Popen[bytes], timeout: float) -> tuple[int, bytes
     return process.returncode, stdout, stderr
 
 
-def project(path: Path) -> Path:
-    """A committed git repository whose declared test command is `python -m pytest -q` (hermetic config)."""
+def project(path: Path, *, declares: str | None = None) -> Path:
+    """A committed git repository whose declared test command is `pytest` (hermetic config), or the shell line
+    `declares` when given (`[tool.freshpass] verify`): how a test makes the server run a line of its choosing,
+    since a client's own `command` runs only as one approved check."""
+    import json as _json
+
     from tests.conftest import git
 
     path.mkdir(parents=True, exist_ok=True)
+    declared = (
+        f'\n[tool.freshpass]\nverify = [{{command = {_json.dumps(declares)}, kind = "test"}}]\n' if declares else ""
+    )
     (path / "pyproject.toml").write_text(
-        '[project]\nname = "demo"\nversion = "0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+        '[project]\nname = "demo"\nversion = "0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n' + declared
     )
     (path / "tests").mkdir()
     (path / "tests" / "test_ok.py").write_text("def test_ok():\n    assert True\n")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from freshpass.evidence import trust
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -23,7 +24,9 @@ TOOL_PATH = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return make_calc_project(tmp_path / "project")
+    project = make_calc_project(tmp_path / "project")
+    trust.trust(project)  # the user's own list (this test's $XDG_STATE_HOME), as `freshpass trust` writes it
+    return project
 
 
 @asynccontextmanager
@@ -101,11 +104,11 @@ async def test_run_refuses_what_is_not_a_check_and_bad_arguments(repo: Path) -> 
         refused = await session.call_tool("run", {"command": "rm -rf src"})
         assert refused.is_error
         text = refused.content[0].text  # type: ignore[union-attr]
-        assert "not a check freshpass can record" in text and "your own shell tool" in text
+        assert "is not run" in text and "`pytest` (test)" in text and "your own shell tool" in text
         assert (repo / "src" / "calc.py").exists()
 
         outside = await session.call_tool("status", {"path": "/"})
-        assert outside.is_error and "not inside a project" in outside.content[0].text  # type: ignore[union-attr]
+        assert outside.is_error and "outside this server's project" in outside.content[0].text  # type: ignore[union-attr]
         too_long = await session.call_tool("run", {"timeout": 10**9})
         assert too_long.is_error and "timeout must be" in too_long.content[0].text  # type: ignore[union-attr]
 

@@ -204,9 +204,11 @@ async def test_a_package_uses_the_workspace_virtualenv(bare: Session, tmp_path: 
 
 async def mcp_run(project: Path, environment: dict[str, str]) -> dict[str, Any]:
     """`run` through the official MCP SDK's stdio client, in a server whose PATH has no pytest."""
+    from freshpass.evidence import trust
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
+    trust.trust(project)  # MCP `run` runs only in a folder the user trusts
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "freshpass", "mcp", "--root", str(project)], env=environment
     )

@@ -1,4 +1,4 @@
-"""Issue 11, item 5: SIGTERM or SIGHUP to the server during a verify left the command running.
+"""SIGTERM or SIGHUP to the server during a verify left the command running.
 
 The server now handles SIGTERM, SIGHUP and SIGINT like `shutdown` + `exit`: every running verify is cancelled and
 its process group torn down (TERM, grace, KILL) before the process leaves.
@@ -22,11 +22,9 @@ from tests.conftest import live_group_members
 async def test_signal_during_verify_tears_the_command_down(
     lsp: Session, tmp_path: Path, signum: signal.Signals
 ) -> None:
-    root = project(tmp_path / "demo")
+    root = project(tmp_path / "demo", declares="echo pgid $$; trap '' TERM; sleep 300 & sleep 300; wait")
     await lsp.initialize(root)
-    running = asyncio.ensure_future(
-        lsp.execute("freshpass.verify", {"command": "echo pgid $$; trap '' TERM; sleep 300 & sleep 300; wait"})
-    )
+    running = asyncio.ensure_future(lsp.execute("freshpass.verify", {"kind": "test"}))
     printed = await lsp.until(
         lambda: re.search(r"pgid (\d+)\n", "".join(o["text"] for o in lsp.outputs)), method="freshpass/output"
     )

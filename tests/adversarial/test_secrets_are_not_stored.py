@@ -1,4 +1,4 @@
-"""Issue 11, item 8: secrets are not stored.
+"""Secrets are not stored.
 
 Command lines and the output's head and tail were kept verbatim and served by `log --json` and
 `freshpass.receipts`: `echo GITHUB_TOKEN=ghp_…; pytest -q` stored the token. Everything a receipt stores is now
@@ -50,14 +50,11 @@ def test_values_of_secret_environment_variables_are_not_stored(tmp_path: Path) -
 
 
 async def test_server_receipts_hold_no_secret(lsp: Session, tmp_path: Path) -> None:
-    root = project(tmp_path / "demo")
-    await lsp.initialize(root)
-    answer = as_json(
-        await lsp.execute(
-            "freshpass.verify",
-            {"command": "echo 'Authorization: Bearer abc.def.ghi' password=hunter2; python -m pytest -q"},
-        )
+    root = project(
+        tmp_path / "demo", declares="echo 'Authorization: Bearer abc.def.ghi' password=hunter2; python -m pytest -q"
     )
+    await lsp.initialize(root)
+    answer = as_json(await lsp.execute("freshpass.verify", {"kind": "test"}))
     assert answer["recorded"] is True
     recorded = await lsp.client.protocol.send_request_async(
         "freshpass/recordRun",
@@ -67,6 +64,6 @@ async def test_server_receipts_hold_no_secret(lsp: Session, tmp_path: Path) -> N
     receipts = json.dumps(as_json(await lsp.execute("freshpass.receipts", {"root": str(root)})))
     for secret in ("abc.def.ghi", "hunter2", TOKEN):
         assert secret not in receipts
-        assert secret not in json.dumps(answer)
+        assert secret not in json.dumps(answer["evidence"])
         assert secret.encode() not in ledger_bytes()
     assert "Bearer [REDACTED]" in receipts and "password=[REDACTED]" in receipts

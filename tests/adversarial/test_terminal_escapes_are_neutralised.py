@@ -1,4 +1,4 @@
-"""Issue 11, item 9: terminal escape injection.
+"""Terminal escape injection.
 
 `status` printed changed file names raw: a file named with an OSC 52 sequence wrote the clipboard, another cleared
 the screen. Everything freshpass composes for a terminal now goes through freshpass.runner.terminal.safe(): the bytes

@@ -1,4 +1,4 @@
-"""Issue 11, item 4: a CI workflow of YAML aliases — one 2,000-line step repeated 30,000 times (~160 KB).
+"""A CI workflow of YAML aliases — one 2,000-line step repeated 30,000 times (~160 KB).
 
 Facts detection ran past 15 s on it; the server stopped answering (even with `trusted: false`) and `freshpass run`
 never started the command and ignored SIGINT/SIGTERM while detection blocked its event loop. Now facts detection

@@ -1,4 +1,4 @@
-"""Issue 11, item 10: the smaller ones.
+"""Trust, the ledger's privacy, a full disk and processes that leave their group: the edge cases.
 
 - `trusted: "false"`, `0` or `null` counted as trusted (fail open): now only an absent `trusted` or `true` is.
 - An existing 0644 ledger was not tightened to 0600.
@@ -141,8 +141,8 @@ def test_verify_names_a_detached_app_it_stopped(tmp_path: Path) -> None:
 
 
 async def test_the_server_logs_a_detached_process_it_stopped(lsp: Session, tmp_path: Path) -> None:
-    root = project(tmp_path / "demo")
+    root = project(tmp_path / "demo", declares=DETACH)
     await lsp.initialize(root)
-    answer = as_json(await asyncio.wait_for(lsp.execute("freshpass.verify", {"command": DETACH}), 30))
+    answer = as_json(await asyncio.wait_for(lsp.execute("freshpass.verify", {"kind": "test"}), 30))
     assert answer["exitCode"] == 0
     assert any("outside its process group" in m.message for m in lsp.client.log_messages)

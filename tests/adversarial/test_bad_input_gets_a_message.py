@@ -1,4 +1,4 @@
-"""Issue 11, item 7: bad input gets a problem entry or a clear message, never a traceback.
+"""Bad input gets a problem entry or a clear message, never a traceback.
 
 - A root whose path is not UTF-8: the tests passed but recording crashed, and `status` and `log` crashed. Such
   texts are stored as their bytes and shown escaped.

@@ -1,4 +1,4 @@
-"""Issue 11, item 2: a repository's own git configuration never executes anything.
+"""A repository's own git configuration never executes anything.
 
 A folder that arrives with its `.git/config` (an archive, a shared directory — what Restricted Mode is for) sets
 `core.fsmonitor` and a `filter.x.clean` driver named in `.gitattributes`, each touching a marker file. The server

@@ -1,4 +1,4 @@
-"""Issue 11, item 1: a command that leaves a background child must not hang freshpass.
+"""A command that leaves a background child must not hang freshpass.
 
 `sleep 60 & sleep 0.3; echo done` exits at once in bash, but its background `sleep` holds the output pipes open
 for a minute. The runner ends the run when the shell exits, tears the group down and drains the pipes briefly: the
@@ -49,9 +49,9 @@ def test_verify_records_a_pass_not_an_abort(tmp_path: Path) -> None:
 
 
 async def test_server_verify_answers(lsp: Session, tmp_path: Path) -> None:
-    root = project(tmp_path / "demo")
+    root = project(tmp_path / "demo", declares=BACKGROUND)
     await lsp.initialize(root)
-    answer = await asyncio.wait_for(lsp.execute("freshpass.verify", {"command": BACKGROUND}), 30)
+    answer = await asyncio.wait_for(lsp.execute("freshpass.verify", {"kind": "test"}), 30)
     assert as_json(answer)["exitCode"] == 0
 
 

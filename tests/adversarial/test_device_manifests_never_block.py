@@ -1,4 +1,4 @@
-"""Issue 11, item 3: a committed symlink `Makefile -> /dev/stdin` (same for `requirements.txt`, `Pipfile`).
+"""A committed symlink `Makefile -> /dev/stdin` (same for `requirements.txt`, `Pipfile`).
 
 It blocked `facts`, `run` and `status` on stdin, and the language server read its own JSON-RPC stream and stopped
 answering. freshpass never reads its own stdin now: the CLI's descriptor 0 is /dev/null (`run` hands the original

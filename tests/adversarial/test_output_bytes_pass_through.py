@@ -1,4 +1,4 @@
-"""Issue 11, item 6: `freshpass run` passes the command's output through byte for byte.
+"""`freshpass run` passes the command's output through byte for byte.
 
 `head -c 1000000 /dev/urandom` came out as 1,811,313 bytes (decoded with replacement characters and re-encoded),
 and with a non-UTF-8 stdout encoding whole chunks vanished (UnicodeEncodeError swallowed). Output is now written as
