@@ -96,7 +96,7 @@ class RootState:
             return set(self.status.changed_paths) | self.failed_paths
         if self.state == "unverified" and not self.has_evidence:
             return set(self.session_changed)
-        if self.state == "failed":
+        if self.state == "failed" or (self.state == "flaky" and not self.status.flaky_counts):
             return set(self.failed_paths)
         return set()
 
@@ -114,7 +114,11 @@ class RootState:
             # A fresh failure covers what was stale with a failing run: those files stay uncovered until a pass.
             state = status.status
             self.failed_paths = (
-                set() if state == "passed" else self.stale_paths() if state == "failed" else self.failed_paths
+                set()
+                if state == "passed" or (state == "flaky" and status.flaky_counts)
+                else self.stale_paths()
+                if state in ("failed", "flaky")
+                else self.failed_paths
             )
         self.status, self.status_known = status, True
         return changed
