@@ -27,6 +27,7 @@ SUBCOMMANDS: dict[str, str] = {
     "status": "is the newest evidence fresh and passing? (exit 0 only when it is)",
     "log": "receipts, newest first",
     "trust": "trust a folder, so agents' tools (MCP `run`) may run its checks; --revoke, --list",
+    "gate": "refuse a push whose content has no fresh passing full test (git pre-push hook: --install)",
     "share": "attach receipts to git (refs/notes/freshpass) so clones with the same content see them",
     "serve": "the language server (stdio by default)",
     "mcp": "the MCP server for coding agents (stdio): status, check_done, run, receipts",
