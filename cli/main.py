@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, str] = {
     "trust": "trust a folder, so agents' tools (MCP `run`) may run its checks; --revoke, --list",
     "gate": "refuse a push whose content has no fresh passing full test (git pre-push hook: --install)",
     "share": "attach receipts to git (refs/notes/freshpass) so clones with the same content see them",
+    "shell-init": "the bash, zsh or fish hook: checks typed in any terminal become receipts",
     "serve": "the language server (stdio by default)",
     "mcp": "the MCP server for coding agents (stdio): status, check_done, run, receipts",
     "hook": "coding agents' hooks: stop checks and recording their own runs",
