@@ -163,12 +163,15 @@ async def record_start(run: ShellRun) -> str:
     from freshpass.evidence.trust import is_trusted
 
     if not is_trusted(run.cwd):
+        _save_start(run, {"skip": True})  # the end step need not wait
         return f"{run.cwd} is not trusted: not recorded (freshpass trust)"
     plan = await plan_run(run.line, run.cwd)
     if plan.package_root is None or plan.facts is None:
+        _save_start(run, {"skip": True})
         return plan.unreadable or f"{run.cwd} is not inside a project"
     write_cache(plan.package_root, plan.facts)
     if not plan.evidence_roots:
+        _save_start(run, {"skip": True})
         return "not a check of this project: nothing to record"
     contents, problems = await read_contents(plan.evidence_roots, plan.rules)
     saved = {key: {"content_id": snap.content_id, "toplevel": snap.git_toplevel} for key, snap in contents.items()}
@@ -222,6 +225,8 @@ async def record_end(run: ShellRun, *, wait: float = START_WAIT) -> str:
     started = await _wait_start(run, time.monotonic() + wait)
     if started is None:
         return "the command's start was not recorded: nothing to record"
+    if started.get("skip"):
+        return "not a check of this project: nothing recorded"
     if not is_trusted(run.cwd):
         return f"{run.cwd} is not trusted: not recorded (freshpass trust)"
     if run.exit_code is None:
