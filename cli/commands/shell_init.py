@@ -282,8 +282,16 @@ set -g __freshpass_bin @BIN@
 set -g __freshpass_verbose @VERBOSE@
 set -g __freshpass_seq 0
 set -g __freshpass_run ''
+set -g __freshpass_found_for ''
+set -g __freshpass_found ''
 function __freshpass_find
     set -g __freshpass_words ''
+    # The same directory as last time, whose cache is still there: no walk (the file is read again).
+    if test "$__freshpass_found_for" = "$PWD"; and test -f "$__freshpass_found"
+        read -l words < $__freshpass_found; or true
+        set -g __freshpass_words $words
+        return 0
+    end
     set -l d $PWD
     while test -n "$d"
         set -l f (string replace -a '%' '%25' -- $d)
@@ -291,6 +299,8 @@ function __freshpass_find
         if test -f $f
             read -l words < $f; or true
             set -g __freshpass_words $words
+            set -g __freshpass_found_for $PWD
+            set -g __freshpass_found $f
             return 0
         end
         test "$d" != /; or return 0
