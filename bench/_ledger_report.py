@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+import resource
 import statistics
+import subprocess
+import time
 from pathlib import Path
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "bench-ledger.md"
@@ -50,3 +53,22 @@ def write_section(name: str, body: str) -> None:
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
     text = pattern.sub(lambda _: block, text) if pattern.search(text) else f"{text.rstrip()}\n\n{block}\n"
     DOC.write_text(text)
+
+
+def timed_interleaved(
+    runs: int, variants: dict[str, tuple[list[str], bytes]], cwd: Path, env: dict[str, str]
+) -> dict[str, list[float]]:
+    """Run the variants (argv, stdin) in turn, `runs` rounds, after one warming round: a burst of load on this shared
+    machine hits them all alike. Wall clock and CPU time (`NAME cpu`) per variant."""
+    samples: dict[str, list[float]] = {key: [] for name in variants for key in (name, f"{name} cpu")}
+    for argv, stdin in variants.values():  # warm: page cache and the bytecode cache
+        subprocess.run(argv, cwd=cwd, env=env, input=stdin, capture_output=True, check=False)
+    for _ in range(runs):
+        for name, (argv, stdin) in variants.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            subprocess.run(argv, cwd=cwd, env=env, input=stdin, capture_output=True, check=False)
+            samples[name].append(time.perf_counter() - started)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            samples[f"{name} cpu"].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return samples

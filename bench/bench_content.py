@@ -4,7 +4,7 @@ Creates the repository in a temp dir (100 directories × 100 small files, commit
 and adds nothing else, computes the snapshot once to warm the page cache, then times `snapshot()` — the temporary
 index copy, `git add --all`, the prose removal and `git write-tree`, all against a private git directory
 (freshpass.ledger.git) — and, for comparison, the same done by git in the repository itself, reading its config
-(how freshpass hashed before issue 11). `git status` on the same tree is shown for scale. A non-git root of
+(how freshpass hashed before git ran against a private git directory). `git status` on the same tree is shown for scale. A non-git root of
 10,000 files is timed too (first and cached hashing).
 
     .venv/bin/python bench/bench_content.py [--files N] [--runs N] [--write]
@@ -53,7 +53,7 @@ def git(root: Path, *args: str) -> None:
 
 def plain_git_tree(repo: Path) -> str:
     """`git add --all`, `ls-files`, `write-tree` in a copy of the index, in the repository itself (its config is
-    read): what `snapshot()` did before issue 11, minus the prose removal."""
+    read): what `snapshot()` did before it used a private git directory, minus the prose removal."""
     with tempfile.TemporaryDirectory(prefix="freshpass-bench-index-") as scratch:
         index = Path(scratch) / "index"
         shutil.copy2(repo / ".git" / "index", index)
@@ -107,7 +107,7 @@ def main() -> None:
                 "—",
             ),
             row(
-                "the same three commands run in the repository, reading its config (before issue 11)",
+                "the same three commands run in the repository, reading its config (before the private git directory)",
                 timed(args.runs, lambda: plain_git_tree(repo)),
                 "—",
             ),

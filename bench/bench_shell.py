@@ -28,7 +28,8 @@ BATCHES = 7
 LOOPS = {
     "bash": (
         ["bash", "--norc", "--noprofile", "-i", "-c"],
-        'eval "$FP_INIT"; type __freshpass_preexec >/dev/null || exit 3; cd "$FP_CWD"; for ((i = 0; i < $FP_N; i++)); do {HOOK} done',
+        'eval "$FP_INIT"; type __freshpass_preexec >/dev/null || exit 3; '
+        'cd "$FP_CWD"; for ((i = 0; i < $FP_N; i++)); do {HOOK} done',
         '__freshpass_armed=1; __freshpass_preexec "ls -la"; true; __freshpass_precmd; __freshpass_arm;',
     ),
     "zsh": (
@@ -38,7 +39,7 @@ LOOPS = {
     ),
     "fish": (
         ["fish", "--no-config", "-i", "-c"],
-        'printf %s $FP_INIT | source; functions -q __freshpass_preexec; or exit 3; cd $FP_CWD; for i in (seq $FP_N); {HOOK} end',
+        "printf %s $FP_INIT | source; functions -q __freshpass_preexec; or exit 3; cd $FP_CWD; for i in (seq $FP_N); {HOOK} end",
         'emit fish_preexec "ls -la"; emit fish_postexec "ls -la";',
     ),
 }

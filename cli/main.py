@@ -7,14 +7,12 @@ its own subcommand only (`freshpass run` is added to every command it runs, so i
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING
 
-from freshpass import __version__
-from freshpass.commands import UsageError
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 # name -> one-line help; the module is freshpass.commands.<name> (hyphens become underscores), except the doors
 # that are not the command line's own (the language server): this module is the one place that knows both.
@@ -36,10 +34,16 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        # One readable line instead of argparse's usage dump (design §8: exit 2 with a one-line reason).
-        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+def _parser_class() -> type[argparse.ArgumentParser]:
+    import argparse
+    from typing import NoReturn
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            # One readable line instead of argparse's usage dump (design §8: exit 2 with a one-line reason).
+            self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+    return _Parser
 
 
 def _subcommand_of(argv: Sequence[str]) -> str | None:
@@ -56,6 +60,11 @@ def _subcommand_of(argv: Sequence[str]) -> str | None:
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; given a command line naming a subcommand, only that subcommand's parser is built and its module
     imported. Without one (`--help`, a typo) every subcommand is there, for the help and the error."""
+    import importlib
+
+    from freshpass import __version__
+
+    _Parser = _parser_class()
     only = _subcommand_of(argv) if argv is not None else None
     parser = _Parser(
         prog="freshpass",
@@ -88,6 +97,15 @@ def _never_fail_to_print() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     _never_fail_to_print()
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"] and argv[1:2] in (["record"], ["pre"]):
+        # Run on every shell call an agent makes: a command that is no check is answered before anything heavy.
+        from freshpass.fastentry import hook
+
+        answered = hook(argv[1], argv[2:])
+        if answered is not None:
+            return answered
+    from freshpass.commands import UsageError
+
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "subcommand", None):

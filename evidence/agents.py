@@ -194,7 +194,7 @@ def _evidence_gap(status: Status, rules: DoneRules, receipts: Mapping[str, Evide
             return f"The latest {kind} run against this content, {command}, failed" + (
                 f" ({reason})." if reason else "."
             )
-        if receipt.scope == "targeted":
+        if receipt.counted_scope == "targeted":
             return (
                 f"Only a targeted {kind} run, {command}, passed against this content: it checks part of the "
                 f"project, not the whole change. No fresh passing {wanted} covers it."
@@ -237,7 +237,7 @@ def claim_backed(claim: Claim, receipts: Mapping[str, Evidence], rules: DoneRule
     receipt = receipts.get(claim.kind)
     if receipt is None or receipt.status != "passed":
         return False
-    return SCOPE_RANK.get(str(receipt.scope), -1) >= SCOPE_RANK[rules.scope]
+    return SCOPE_RANK.get(str(receipt.counted_scope), -1) >= SCOPE_RANK[rules.scope]
 
 
 def _claims_sentence(unbacked: Sequence[Claim], rules: DoneRules) -> str:
@@ -293,14 +293,14 @@ def decide(
         (
             receipts[kind]
             for kind in rules.kinds
-            if kind in receipts and rules.counts_as_done(kind, receipts[kind].scope, receipts[kind].status)
+            if kind in receipts and rules.counts_as_done(kind, receipts[kind].counted_scope, receipts[kind].status)
         ),
         None,
     )
     if (
         done is None
         and covering_pass is not None
-        and rules.counts_as_done(covering_pass.kind, covering_pass.scope, covering_pass.status)
+        and rules.counts_as_done(covering_pass.kind, covering_pass.counted_scope, covering_pass.status)
     ):
         done = covering_pass
     unbacked = [claim for claim in claims if not claim_backed(claim, receipts, rules, done)]
@@ -385,7 +385,7 @@ class PassHistory:
 
 def qualifies(event: Any, rules: DoneRules) -> bool:
     """Whether a receipt (a ledger `Evidence`) is a pass that counts as done, fresh when it was recorded."""
-    return not event.stale_at_record and rules.counts_as_done(event.kind, event.scope, event.status)
+    return not event.stale_at_record and rules.counts_as_done(event.kind, event.counted_scope, event.status)
 
 
 @dataclass(frozen=True)

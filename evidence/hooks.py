@@ -33,6 +33,7 @@ from typing import Any
 
 MAX_OUTPUT = 1024 * 1024  # characters of a payload's output read (the ledger keeps a head and a tail anyway)
 SHELL_TOOLS = frozenset({"Bash"})  # Claude Code's and Codex's shell tool, as their hook payloads name it
+PAIRED_AGENTS = frozenset({"claude-code", "codex"})  # agents whose shell calls have a pre-tool hook too
 _EXIT_CODE = re.compile(r"\AExit code (-?\d+)\b")
 
 
@@ -56,14 +57,33 @@ class ReportedRun:
     session: str
     duration: float | None = None  # seconds, when the payload says
     received_at: float = 0.0  # when the report arrived (epoch seconds)
+    call: str | None = None  # the tool call's id (`tool_use_id`): what its pre-tool hook kept the start under
 
     @property
     def via(self) -> str:
         return f"{self.agent} {self.event}"
 
     @property
-    def started_at(self) -> float:
-        return self.received_at - (self.duration or 0.0)
+    def paired(self) -> bool:
+        """Does this agent have a pre-tool hook for its shell calls (Claude Code, Codex)? Then a report whose start
+        that hook never saw is unconfirmed."""
+        return self.agent in PAIRED_AGENTS
+
+
+@dataclass(frozen=True)
+class ToolCallStart:
+    """A shell tool call about to run, as a pre-tool hook reports it (Claude Code's and Codex's `PreToolUse`)."""
+
+    agent: str
+    command: str
+    cwd: Path
+    session: str
+    call: str  # `tool_use_id`
+
+
+def start_key(session: str, call: str) -> str:
+    """The key a tool call's start is kept under: its session and its id."""
+    return f"{session}\x1f{call}"
 
 
 @dataclass(frozen=True)
@@ -154,7 +174,31 @@ def _post_tool_use(payload: Mapping[str, Any], event: str, arrived: float) -> Re
         return Skip("the payload has no tool_response")
     if "turn_id" in payload:
         agent = "codex"
-    return ReportedRun(agent, event, command, cwd, exit_code, output, session, duration, arrived)
+    call = _text(payload.get("tool_use_id"))
+    return ReportedRun(agent, event, command, cwd, exit_code, output, session, duration, arrived, call)
+
+
+def tool_call_start(payload: Any) -> ToolCallStart | Skip:
+    """The shell call a `PreToolUse` payload announces (`tool_name`, `tool_input.command`, `tool_use_id`, `cwd`,
+    `session_id`), or why there is none to keep."""
+    if not isinstance(payload, Mapping):
+        return Skip(f"the payload is JSON {type(payload).__name__}, not an object")
+    if payload.get("hook_event_name") != "PreToolUse":
+        return Skip(f"not a pre-tool hook (hook_event_name {payload.get('hook_event_name')!r})")
+    if payload.get("tool_name") not in SHELL_TOOLS:
+        return Skip(f"not a shell tool call ({payload.get('tool_name')!r})")
+    tool_input = payload.get("tool_input")
+    command = _text(tool_input.get("command")) if isinstance(tool_input, Mapping) else None
+    if command is None:
+        return Skip("the payload has no tool_input.command")
+    call = _text(payload.get("tool_use_id"))
+    if call is None:
+        return Skip('the payload has no "tool_use_id"')
+    cwd = _cwd(payload)
+    if isinstance(cwd, Skip):
+        return cwd
+    agent = "codex" if "turn_id" in payload else "claude-code"
+    return ToolCallStart(agent, command, cwd, _text(payload.get("session_id")) or "agent", call)
 
 
 def _cursor_shell(payload: Mapping[str, Any], arrived: float) -> ReportedRun | Skip:
@@ -194,17 +238,6 @@ def _own_shape(payload: Mapping[str, Any], arrived: float) -> ReportedRun | Skip
         agent, "shell", command, cwd, exit_code, output[-MAX_OUTPUT:], session, _duration(payload.get("duration_ms")),
         arrived,
     )  # fmt: skip
-
-
-def exit_status(run: ReportedRun) -> int | None:
-    """The exit status a run's receipt is judged by: the reported one, else 1 when the output states failing tests,
-    else None (nothing is recorded)."""
-    if run.exit_code is not None:
-        return run.exit_code
-    from freshpass.facts.tools import parse_test_counts
-
-    counts = parse_test_counts(run.output)
-    return 1 if counts is not None and counts.failed > 0 else None
 
 
 # ---- stop hooks ------------------------------------------------------------------------------------------------------
@@ -249,7 +282,7 @@ def cursor_stop_request(payload: Any) -> StopRequest | Skip:
 
 @dataclass(frozen=True)
 class Recorded:
-    """What `record_reported` did: the receipts (JSON) it recorded, or why none."""
+    """What recording a reported run did: the receipts (JSON) it recorded, or why none."""
 
     receipts: tuple[dict[str, Any], ...] = ()
     reason: str = ""
@@ -258,53 +291,52 @@ class Recorded:
         if not self.receipts:
             return f"nothing recorded: {self.reason}"
         return "; ".join(
-            f"recorded {receipt['kind']} {receipt['status']} ({receipt['scope']}) as receipt #{receipt['id']}"
+            f"recorded {receipt['kind']} {receipt['status']} ({receipt['scope']}, {receipt['observed']}) as receipt "
+            f"#{receipt['id']}"
             + (" — files changed while it ran, so it is already stale" if receipt.get("stale_at_record") else "")
             for receipt in self.receipts
         )
 
 
-async def record_reported(run: ReportedRun) -> Recorded:
-    """Record a reported run by the same classification as `freshpass run` (design §3, §7.2): nothing when it is
-    not a recognised check, when its exit status is unknown and its output states no failure, or when its
-    project cannot be read. Raises `LedgerError` when the ledger cannot be used."""
-    from freshpass.evidence.receipts import Actor, Finished
-    from freshpass.evidence.recording import changed_while_running, plan_run, read_contents, record_receipts
-    from freshpass.facts.classify import classify
+async def record_hook_run(run: ReportedRun) -> Recorded:
+    """Record an agent's reported run through the run core, bound to the start its pre-tool hook kept (when it
+    kept one)."""
+    from freshpass.evidence.receipts import Actor
+    from freshpass.evidence.runs import LedgerRecorder, Report, Start, record_reported
+
+    async with LedgerRecorder() as recorder:
+        start = None
+        if run.call and run.paired:
+            ledger = await recorder.opened()
+            kept = await ledger.take_start(start_key(run.session, run.call)) if ledger is not None else None
+            start = Start(*kept) if kept is not None else None
+        report = Report(
+            run.command, run.cwd, run.exit_code, run.output, Actor("agent", run.session), run.via, run.received_at,
+            run.duration, start, paired=run.paired,
+        )  # fmt: skip
+        outcome = await record_reported(report, recorder=recorder)
+    return Recorded(tuple(evidence.to_json() for evidence in outcome.receipts), outcome.reason)
+
+
+async def keep_start(start: ToolCallStart) -> str:
+    """Take the content the call's package root has now and keep it under the call's id; one line saying what
+    was kept. Raises `LedgerError`."""
+    from freshpass.evidence.runs import plan_run, read_contents
     from freshpass.ledger.store import Ledger
 
-    plan = await plan_run(run.command, run.cwd)
+    plan = await plan_run(start.cwd)
     if plan.package_root is None:
-        return Recorded(reason=f"{run.cwd} is not inside a project")
-    if plan.unreadable:
-        return Recorded(reason=f"the project's declared checks could not be read ({plan.unreadable})")
-    exit_code = exit_status(run)
-    if exit_code is None:
-        return Recorded(reason="the report has no exit status, and its output states no failing test")
-    outcome = classify(
-        run.command, cwd=str(run.cwd), root=plan.package_root, facts=plan.facts, exit_code=exit_code,
-        output=run.output,
-    )  # fmt: skip
-    if not outcome.matches:
-        return Recorded(reason=outcome.reason or "not a recognised verify command")
-    plan.evidence_roots.clear()
-    plan.add_roots(outcome.matches)
-    contents, problems = await read_contents(plan.evidence_roots, plan.rules)
-    if not contents:
-        return Recorded(reason="; ".join(problems) or "the project's content could not be read")
-    changed = {}
-    if run.duration is not None:
-        for key, content in contents.items():
-            changed[key] = await changed_while_running(Path(key), content, run.started_at, plan.rules)
-    started = run.started_at if run.duration is not None else run.received_at
-    finished = Finished(run.command, str(run.cwd), exit_code, run.output, 0, started, run.received_at)
-    details = {"via": run.via, **({} if run.exit_code is not None else {"exit_status": "from the output"})}
-    ledger = await Ledger.open()
-    try:
-        recorded = await record_receipts(
-            ledger, plan, outcome, finished, Actor("agent", run.session), contents, contents, changed=changed,
-            details=details,
-        )  # fmt: skip
-    finally:
-        await ledger.close()
-    return Recorded(tuple(evidence.to_json() for evidence in recorded), "" if recorded else "nothing to record")
+        return f"{start.cwd} is not inside a project"
+    contents, problems = (
+        ({}, [plan.not_recordable]) if plan.not_recordable else await read_contents(plan.evidence_roots, plan.rules)
+    )
+    content = contents.get(str(plan.package_root))
+    async with await Ledger.open() as ledger:
+        if content is not None and content.manifest is not None:
+            await ledger.save_manifest(plan.package_root, content.content_id, content.manifest)
+        await ledger.remember_start(
+            start_key(start.session, start.call), plan.package_root, content.content_id if content else None
+        )
+    if content is None:
+        return f"kept the start of the call without its content ({'; '.join(p for p in problems if p)})"
+    return f"kept the content of {plan.package_root} at the start of the call"

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from freshpass.facts.classify import Classification, Match
-from freshpass.facts.tools import parse_test_counts
-from freshpass.ledger.store import EvidenceDraft
+if TYPE_CHECKING:  # imported where used: `freshpass run` of a command that is no check never needs them
+    from freshpass.facts.classify import Classification, Match
+    from freshpass.ledger.store import EvidenceDraft, Observed
 
 ActorKind = Literal["terminal", "editor", "agent", "ci"]
 ACTORS: tuple[ActorKind, ...] = ("terminal", "editor", "agent", "ci")
@@ -87,8 +87,13 @@ def receipt(
     reason: str | None = None,
     details: dict[str, Any] | None = None,
     count_tests: bool = False,
+    observed: Observed = "watched",
 ) -> EvidenceDraft:
-    """The one constructor of a receipt draft. `count_tests`: read test counts from the output (a test run)."""
+    from freshpass.facts.tools import parse_test_counts
+    from freshpass.ledger.store import EvidenceDraft
+
+    """The one constructor of a receipt draft. `count_tests`: read test counts from the output (a test run);
+    `observed`: how freshpass knows of the run (`freshpass.ledger.store.OBSERVED`)."""
     draft = EvidenceDraft(
         root=content.root,
         command=finished.line,
@@ -106,6 +111,7 @@ def receipt(
         session=actor.session,
         actor=actor.kind,
         stale_at_record=content.changed_during_run,
+        observed=observed,
         details={**(details or {}), **({"environment": dict(finished.environment)} if finished.environment else {})},
     )
     draft.set_output(finished.output, finished.omitted)
@@ -129,9 +135,12 @@ def receipts_for(
     finished: Finished,
     actor: Actor,
     content_of: Callable[[Match], Content | None],
+    *,
+    observed: Observed | Callable[[Match], Observed] = "watched",
 ) -> list[Draft]:
     """One draft per recognised check the line ran (`make lint && make test` proves both) and per root, none when
     the line is not evidence (no match, or its exit status does not belong to a match: design §3.2).
+    `observed` is how freshpass knows of the run, for all its receipts or per match.
 
     `content_of(match)` is the content the match is bound to — the root it belongs to (its package in a monorepo)
     — or None when that content could not be read (nothing is recorded for it)."""
@@ -159,6 +168,7 @@ def receipts_for(
                     reason=classification.reason,
                     details={"source": match.source, "args": list(match.args)},
                     count_tests=match.kind == "test",
+                    observed=observed(match) if callable(observed) else observed,
                 ),
                 content,
             )

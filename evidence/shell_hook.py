@@ -157,26 +157,25 @@ def _run_file(run_id: str) -> Path:
 
 
 async def record_start(run: ShellRun) -> str:
-    """The `start` step: the content of every root the line could count for, kept for the `end` step. Returns
-    what a `--verbose` hook prints."""
-    from freshpass.evidence.recording import plan_run, read_contents
+    """The `start` step: the content of the root the line runs in, kept for the `end` step. Returns what a
+    `--verbose` hook prints."""
+    from freshpass.evidence.runs import plan_run, read_contents
     from freshpass.evidence.trust import is_trusted
 
     if not is_trusted(run.cwd):
         _save_start(run, {"skip": True})  # the end step need not wait
         return f"{run.cwd} is not trusted: not recorded (freshpass trust)"
-    plan = await plan_run(run.line, run.cwd)
+    plan = await plan_run(run.cwd)
     if plan.package_root is None or plan.facts is None:
         _save_start(run, {"skip": True})
-        return plan.unreadable or f"{run.cwd} is not inside a project"
+        return plan.not_recordable or f"{run.cwd} is not inside a project"
     write_cache(plan.package_root, plan.facts)
-    if not plan.evidence_roots:
-        _save_start(run, {"skip": True})
-        return "not a check of this project: nothing to record"
-    contents, problems = await read_contents(plan.evidence_roots, plan.rules)
-    saved = {key: {"content_id": snap.content_id, "toplevel": snap.git_toplevel} for key, snap in contents.items()}
-    _save_start(run, {"contents": saved, "problems": problems, "started_at": run.started_at or time.time()})
-    return f"watching {run.line!r} against {', '.join(saved) or 'no readable content'}"
+    contents, _problems = await read_contents(plan.evidence_roots, plan.rules)
+    root = str(plan.package_root)
+    snap = contents.get(root)
+    _save_start(run, {"root": root, "content_id": snap.content_id if snap else None,
+                      "started_at": run.started_at or time.time()})  # fmt: skip
+    return f"watching {run.line!r} against {root}"
 
 
 def _save_start(run: ShellRun, data: dict[str, Any]) -> None:
@@ -212,14 +211,11 @@ async def _wait_start(run: ShellRun, deadline: float) -> dict[str, Any] | None:
 
 
 async def record_end(run: ShellRun, *, wait: float = START_WAIT) -> str:
-    """The `end` step: classify the finished line with its exit status, read the content again, record. Returns
-    what a `--verbose` hook prints. Raises `LedgerError` when the ledger cannot be used."""
-    from freshpass.evidence.receipts import Actor, Finished
-    from freshpass.evidence.recording import plan_run, read_contents, record_receipts
+    """The `end` step: the run core records the finished line as a reported run bound to the content the start
+    step saw (`record_reported`). Returns what a `--verbose` hook prints."""
+    from freshpass.evidence.receipts import Actor
+    from freshpass.evidence.runs import Report, Start, record_reported
     from freshpass.evidence.trust import is_trusted
-    from freshpass.facts.classify import classify
-    from freshpass.ledger.content import ContentSnapshot
-    from freshpass.ledger.store import Ledger
 
     _sweep()
     started = await _wait_start(run, time.monotonic() + wait)
@@ -231,34 +227,20 @@ async def record_end(run: ShellRun, *, wait: float = START_WAIT) -> str:
         return f"{run.cwd} is not trusted: not recorded (freshpass trust)"
     if run.exit_code is None:
         return "no exit status: nothing to record"
-    plan = await plan_run(run.line, run.cwd)
-    if plan.package_root is None or plan.facts is None:
-        return plan.unreadable or f"{run.cwd} is not inside a project"
-    outcome = classify(run.line, cwd=str(run.cwd), root=plan.package_root, facts=plan.facts, exit_code=run.exit_code)
-    if not outcome.matches:
-        return outcome.reason or "not a recognised check"
-    plan.evidence_roots.clear()
-    plan.add_roots(outcome.matches)
-    saved = started.get("contents")
-    before: dict[str, ContentSnapshot] = {}
-    if isinstance(saved, dict):
-        for key, entry in saved.items():
-            if isinstance(key, str) and isinstance(entry, dict) and isinstance(entry.get("content_id"), str):
-                toplevel = entry.get("toplevel") if isinstance(entry.get("toplevel"), str) else None
-                before[key] = ContentSnapshot(root=key, content_id=entry["content_id"], git_toplevel=toplevel)
-    after, _ = await read_contents({k: v for k, v in plan.evidence_roots.items() if k in before}, plan.rules)
-    start_time = started.get("started_at")
-    began = float(start_time) if isinstance(start_time, (int, float)) else run.started_at
-    finished = Finished(run.line, str(run.cwd), run.exit_code, "", 0, began, run.finished_at or time.time())
-    actor = Actor("terminal", f"shell:{run.shell}:{run.run_id.split('-')[0]}")
-    async with await Ledger.open() as ledger:
-        recorded = await record_receipts(
-            ledger, plan, outcome, finished, actor, before, after, details={"via": f"shell {run.shell}",
-                                                                             "observed": OBSERVED},
-        )  # fmt: skip
-    if not recorded:
+    at = started.get("started_at")
+    began = float(at) if isinstance(at, (int, float)) else run.started_at
+    root, content_id = started.get("root"), started.get("content_id")
+    start = Start(began, root, content_id if isinstance(content_id, str) else None) if isinstance(root, str) else None
+    finished_at = run.finished_at or time.time()
+    report = Report(
+        run.line, run.cwd, run.exit_code, "", Actor("terminal", f"shell:{run.shell}:{run.run_id.split('-')[0]}"),
+        f"shell {run.shell} ({OBSERVED})", finished_at, duration=max(0.0, finished_at - began), start=start,
+        paired=True,
+    )  # fmt: skip
+    outcome = await record_reported(report)
+    if not outcome.receipts:
         return outcome.reason or "nothing to record"
-    return "; ".join(f"recorded {e.kind} {e.status} ({e.scope}) as receipt #{e.id}" for e in recorded)
+    return "; ".join(f"recorded {e.kind} {e.status} ({e.scope}) as receipt #{e.id}" for e in outcome.receipts)
 
 
 def _sweep() -> None:

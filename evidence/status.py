@@ -119,6 +119,18 @@ class Status:
     def has_evidence(self) -> bool:
         return self.evidence is not None
 
+    def uncovered_paths(self, *, failed: Iterable[str] = (), unverified: Iterable[str] = ()) -> set[str]:
+        """Files whose current content no passing receipt covers, by this status: what changed since a stale
+        headline ran, plus `failed` (files that were uncovered when a run failed, which a failure does not cover);
+        with no receipt at all, `unverified` (what changed since the content was first seen)."""
+        if self.status == "stale":
+            return set(self.changed_paths) | set(failed)
+        if self.status == "unverified" and not self.has_evidence:
+            return set(unverified)
+        if self.status == "failed" or (self.status == "flaky" and not self.flaky_counts):
+            return set(failed)
+        return set()
+
     def fresh_kinds(self) -> dict[str, KindState]:
         """The kinds whose newest receipt covers the content now."""
         return {kind: state for kind, state in self.kinds.items() if state.fresh}
@@ -169,15 +181,15 @@ def build_status(
         receipt = fresh.get(kind)
         other = contradicting.get(kind)
         if receipt is not None and other is not None and {receipt.status, other.status} == {"passed", "failed"}:
-            kinds[kind] = KindState("flaky", receipt.scope, True, receipt, other)
+            kinds[kind] = KindState("flaky", receipt.counted_scope, True, receipt, other)
         elif receipt is not None:
-            kinds[kind] = KindState(receipt.status, receipt.scope, True, receipt)
+            kinds[kind] = KindState(receipt.status, receipt.counted_scope, True, receipt)
         else:
             kinds[kind] = KindState("stale", None, False, newest[kind])
 
     headline = pick_headline(fresh)
     if headline is not None:
-        status, scope, changed = kinds[headline.kind].status, headline.scope, ()
+        status, scope, changed = kinds[headline.kind].status, headline.counted_scope, ()
     else:
         headline = pick_headline(newest)
         status = "stale" if headline is not None else "unverified"

@@ -70,6 +70,20 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX nudges_budget ON nudges (session, root, baseline);
     CREATE INDEX nudges_created ON nudges (created_at);
     """,
+    # 2: how a receipt was observed (watched | reported | unconfirmed); the starts of agents' tool calls.
+    """
+    ALTER TABLE events ADD COLUMN observed TEXT NOT NULL DEFAULT 'watched';
+
+    -- The content a root had when an agent's pre-tool hook saw a shell call start, keyed by the call's id; taken
+    -- (and deleted) by its post-tool report, pruned by age and count.
+    CREATE TABLE starts (
+        call TEXT PRIMARY KEY,               -- session and tool_use_id
+        created_at REAL NOT NULL,
+        root TEXT NOT NULL,
+        content_id TEXT                      -- NULL: the start was seen, its content could not be read
+    ) WITHOUT ROWID;
+    CREATE INDEX starts_created ON starts (created_at);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import aiosqlite
 from freshpass.facts.model import KINDS
@@ -65,6 +65,19 @@ _WRITE_ERRNOS = (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQ
 LOW_SPACE = 1 << 20  # bytes free below which a write failure is reported as a full disk
 
 T = TypeVar("T")
+
+
+STARTS_MAX_AGE = 24 * 3600.0  # seconds a tool call's start is kept for its report
+STARTS_MAX = 1_000  # starts kept at most (the newest)
+STARTS_KEY_MAX = 512  # characters of a tool call's key
+
+# How freshpass knows of a run, kept with every receipt: `watched` — freshpass ran it (its own process, its exit
+# status, its output); `reported` — someone told freshpass after the fact (an agent's hook, an editor's terminal);
+# `unconfirmed` — reported, and nothing in the report vouches for it (a test pass whose output states no test
+# summary that agrees with its exit status, or a run an agent's pre-tool hook never saw). An unconfirmed receipt is
+# shown, and never counts as a full run.
+Observed = Literal["watched", "reported", "unconfirmed"]
+OBSERVED: tuple[Observed, ...] = ("watched", "reported", "unconfirmed")
 
 
 class LedgerError(Exception):
@@ -127,6 +140,7 @@ class EvidenceDraft:
     tests_skipped: int | None = None
     stale_at_record: bool = False  # the content changed while the command ran
     details: dict[str, Any] | None = None  # e.g. the phases of `freshpass verify`
+    observed: Observed = "watched"  # how freshpass knows of the run (see `OBSERVED`)
 
     def set_output(self, text: str, omitted: int = 0) -> None:
         """Keep a bounded head and tail of `text` (which may already have `omitted` characters cut out).
@@ -171,6 +185,12 @@ class Evidence:
     tests_skipped: int | None = None
     stale_at_record: bool = False
     details: dict[str, Any] | None = None
+    observed: Observed = "watched"
+
+    @property
+    def counted_scope(self) -> str:
+        """The scope the receipt counts for: an unconfirmed one never counts as a full run."""
+        return "targeted" if self.observed == "unconfirmed" else self.scope
 
     @property
     def tests(self) -> dict[str, int] | None:
@@ -203,6 +223,7 @@ class Evidence:
             "finished_at": iso_time(self.finished_at),
             "session": self.session,
             "tests": self.tests,
+            "observed": self.observed,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -258,6 +279,7 @@ _DRAFT_COLUMNS = (
     "content_id",
     "stale_at_record",
     "details",
+    "observed",
 )
 _SELECT_EVIDENCE = f"SELECT {', '.join(_EVIDENCE_FIELDS)} FROM events"
 _INSERT_EVIDENCE = f"INSERT INTO events ({', '.join(_DRAFT_COLUMNS)}) VALUES ({', '.join('?' for _ in _DRAFT_COLUMNS)})"
@@ -849,6 +871,41 @@ class Ledger:
 
         await self._write("record a nudge in", body)
 
+    # ---- starts of agents' tool calls (pre-tool hooks) -------------------------------------------------------------
+
+    async def remember_start(self, call: str, root: str | os.PathLike[str], content_id: str | None) -> None:
+        """Keep the content `root` had when the tool call `call` started (None: seen, content unreadable). The
+        table stays small: starts older than `STARTS_MAX_AGE` or beyond the newest `STARTS_MAX` are dropped."""
+        now = time.time()
+
+        async def body(db: aiosqlite.Connection) -> None:
+            await db.execute(
+                "INSERT OR REPLACE INTO starts (call, created_at, root, content_id) VALUES (?, ?, ?, ?)",
+                (db_text(call[:STARTS_KEY_MAX]), now, db_text(os.fspath(root)), content_id),
+            )
+            await db.execute("DELETE FROM starts WHERE created_at < ?", (now - STARTS_MAX_AGE,))
+            await db.execute(
+                "DELETE FROM starts WHERE call NOT IN (SELECT call FROM starts ORDER BY created_at DESC LIMIT ?)",
+                (STARTS_MAX,),
+            )
+
+        await self._write("remember a tool call's start in", body)
+
+    async def take_start(self, call: str) -> tuple[float, str, str | None] | None:
+        """(when, root, content id) of the start the pre-tool hook kept for `call`, removed; None when none."""
+
+        async def body(db: aiosqlite.Connection) -> tuple[float, str, str | None] | None:
+            key = db_text(call[:STARTS_KEY_MAX])
+            async with db.execute("SELECT created_at, root, content_id FROM starts WHERE call = ?", (key,)) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                return None
+            await db.execute("DELETE FROM starts WHERE call = ?", (key,))
+            content_id = py_text(row[2])
+            return float(row[0]), str(py_text(row[1])), content_id if isinstance(content_id, str) else None
+
+        return await self._write("take a tool call's start from", body)
+
     async def integrity_check(self) -> list[str]:
         """`PRAGMA integrity_check` rows (["ok"] when sound). Reads the whole file: for tests and diagnosis."""
 
@@ -915,6 +972,8 @@ def _check_draft(draft: EvidenceDraft) -> None:
         problems.append(f"root {draft.root!r} is not an absolute path")
     if not draft.content_id:
         problems.append("content_id is empty")
+    if draft.observed not in OBSERVED:
+        problems.append(f"observed {draft.observed!r} is not one of {', '.join(OBSERVED)}")
     if problems:
         raise ValueError("invalid evidence: " + "; ".join(problems))
 

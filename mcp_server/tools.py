@@ -5,10 +5,8 @@ input schema and returns structured content; `serve.py` registers them. Problems
 no project, a command that is no check) raise `ToolProblem` with one actionable sentence, which the SDK returns as
 a tool error; nothing here raises for a failing check — a failure is a result.
 
-`run` runs only what the agent asked for and only a check, and only in a folder the user trusts (`freshpass trust`):
-the project's primary done command, or a command line that `facts.admission.admit` lets through — one simple
-command that is an approved check or a narrowing of one, never a shell line (design §3). Every `path` stays inside
-the server's project. It runs through the shared runner (one process group, torn down
+`run` runs only what the agent asked for and only a check: the project's primary done command, or a command line
+that classifies as a recognised check (design §3). It runs through the shared runner (one process group, torn down
 on timeout or cancellation), and its receipt is bound to the content before the run, stale at record if the
 content changed while it ran — exactly as `freshpass run`.
 """
@@ -73,7 +71,7 @@ class RunResult(TypedDict):
     command: str
     cwd: str
     exit_code: int
-    status: str  # passed | failed | not recorded
+    status: str  # passed | failed | not run (the program was not found) | not recorded
     recorded: bool
     reason: str | None
     timed_out: bool
@@ -94,9 +92,7 @@ def session_of(given: str = "") -> str:
 
 
 def resolve(path: str, default_root: Path) -> tuple[Path, Path]:
-    """(root, package root) holding `path` (relative paths are taken from `default_root`). `path` must stay inside
-    `default_root` once symlinks are resolved: an absolute path to another project, `../other` or a symlink out of
-    the project is refused, so a client can never point the tools at a project the user did not start them in."""
+    """(root, package root) holding `path` (relative paths are taken from `default_root`)."""
     from freshpass.facts.roots import find_package_root, find_root
 
     target = Path(path).expanduser() if path else default_root
@@ -104,16 +100,10 @@ def resolve(path: str, default_root: Path) -> tuple[Path, Path]:
         target = default_root / target
     if not target.exists():
         raise ToolProblem(f"{target} does not exist: pass `path` as a directory or file of the project")
-    resolved, home = target.resolve(), default_root.resolve()
-    if resolved != home and home not in resolved.parents:
-        raise ToolProblem(
-            f"{target} is outside this server's project {default_root}: `path` must name a file or directory inside "
-            "it (start another server with `freshpass mcp --root DIR` for another project)"
-        )
-    root = find_root(resolved)
+    root = find_root(target.resolve())
     if root is None:
         raise ToolProblem(f"{target} is not inside a project (no git repository or manifest above it)")
-    return root, find_package_root(resolved, root)
+    return root, find_package_root(target.resolve(), root)
 
 
 async def _facts(root: Path) -> Any:
@@ -183,73 +173,58 @@ def _primary(facts: Any, package: Path) -> tuple[str, Path]:
 async def run(
     path: str, default_root: Path, *, command: str = "", timeout: float = DEFAULT_TIMEOUT, session: str = ""
 ) -> RunResult:
-    from freshpass.evidence.receipts import Actor, Finished
-    from freshpass.evidence.recording import plan_run, read_contents, record_receipts
+    from freshpass.evidence.runs import Actor, plan_run, run_check
     from freshpass.facts.classify import classify
-    from freshpass.ledger.store import Ledger
-    from freshpass.runner.process import run_shell
+    from freshpass.runner.environment import FIX_IN_TERMINAL
 
     if not 0 < timeout <= MAX_TIMEOUT:
         raise ToolProblem(f"timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds, got {timeout:g}")
     _root, package = resolve(path, default_root)
-    from freshpass.evidence.trust import is_trusted, untrusted_reason
-
-    if not is_trusted(package):
-        raise ToolProblem(untrusted_reason(package))
-    facts = await _facts(package)
     if command.strip():
-        from freshpass.facts.admission import Refused, admit
-
-        admitted = admit(command, cwd=package, facts=facts)
-        if isinstance(admitted, Refused):
-            raise ToolProblem(
-                f"{admitted.reason}; `run` runs only the project's checks, one simple command at a time — run "
-                "anything else with your own shell tool"
-            )
-        line, cwd = admitted.line, package
+        line, cwd = command.strip(), package
     else:
-        line, cwd = _primary(facts, package)
-    plan = await plan_run(line, cwd)
+        line, cwd = _primary(await _facts(package), package)
+    plan = await plan_run(cwd)
     if plan.unreadable:
         raise ToolProblem(f"the project's declared checks could not be read ({plan.unreadable}); nothing was run")
-    if not plan.evidence_roots:
-        reason = classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0).reason
+    # Only a check runs here: the line is read (not run) first, and refused when it could never be evidence.
+    admission = classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts)
+    if not admission.matches:
         raise ToolProblem(
-            f"`{line}` is not a check freshpass can record ({reason or 'not a recognised check'}); `run` runs only "
-            "the project's checks — run anything else with your own shell tool"
+            f"`{line}` is not a check freshpass can record ({admission.reason or 'not a recognised check'}); `run` "
+            "runs only the project's checks — run anything else with your own shell tool"
         )
-    before, problems = await read_contents(plan.evidence_roots, plan.rules)
-    result = await run_shell(line, cwd, timeout=timeout, env={**os.environ, "FRESHPASS_ACTOR": "agent"})
-    after, _ = await read_contents(plan.evidence_roots, plan.rules)
+    plan.add_roots(admission.matches)
+    notes: list[str] = []
+    outcome = await run_check(
+        line,
+        cwd,
+        actor=Actor("agent", session_of(session)),
+        plan=plan,
+        timeout=timeout,
+        fix=FIX_IN_TERMINAL,
+        say=notes.append,
+        details=VIA,
+    )
+    assert outcome.result is not None
+    result = outcome.result
     output = result.output.text()
-    outcome = classify(
-        line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=result.exit_code, output=output
-    )
-    finished = Finished(
-        line, str(cwd), result.exit_code, output, result.output.omitted, result.started_at, result.finished_at
-    )
-    recorded: list[Any] = []
-    reason = outcome.reason
+    reason = outcome.reason or None
     if result.timed_out:
         reason = f"timed out after {timeout:g} s; its process group was stopped"
     elif result.error:
         reason = result.error
-    if outcome.matches and before and not result.timed_out:
-        actor = Actor("agent", session_of(session))
-        async with await Ledger.open() as ledger:
-            recorded = await record_receipts(ledger, plan, outcome, finished, actor, before, after, details=VIA)
-    if not recorded and not reason:
-        reason = "; ".join(problems) or "nothing to record"
-    first = recorded[0].to_json() if recorded else None
+    first = outcome.headline.to_json() if outcome.headline is not None else None
+    said = "".join(f"freshpass: {note}\n" for note in notes)
     return RunResult(
         command=line,
         cwd=str(cwd),
         exit_code=result.exit_code,
-        status=first["status"] if first else "not recorded",
-        recorded=bool(recorded),
-        reason=reason if not recorded else None,
+        status=first["status"] if first else ("not run" if outcome.not_run else "not recorded"),
+        recorded=outcome.recorded,
+        reason=reason if not outcome.recorded else None,
         timed_out=result.timed_out,
-        receipts=[evidence.to_json() for evidence in recorded],
+        receipts=[evidence.to_json() for evidence in outcome.receipts],
         tests=first["tests"] if first else None,
-        output_tail=output[-OUTPUT_TAIL:],
+        output_tail=(said + output)[-OUTPUT_TAIL:],
     )

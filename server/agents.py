@@ -9,6 +9,19 @@ from urllib.parse import unquote, urlparse
 
 from freshpass.evidence.agents import Decision, DoneRules, evaluate
 from freshpass.evidence.claims import find_claims
+from freshpass.server.feature import Feature, Handler
+
+
+class AgentsFeature(Feature):
+    """The agents' done-check as a request: `freshpass/checkDone`."""
+
+    name = "agents"
+
+    def requests(self) -> dict[str, Handler]:
+        async def answer(params: Any) -> dict[str, Any]:
+            return await check_done(self.server, params or {})
+
+        return {"freshpass/checkDone": answer}
 
 
 async def check_done(server: Any, params: Any) -> dict[str, Any]:

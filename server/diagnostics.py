@@ -15,7 +15,6 @@ when a file's diagnostic actually changes: a save that changes nothing sends not
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,7 +85,7 @@ class DiagnosticsFeature(Feature):
             message=message,
             severity=self.server.settings.severity_for(agent=self.server.is_agent),
             source=SOURCE,
-            code=("failed" if root.state == "failed" else "stale") if disk_stale else "unsaved",
+            code=("failed" if root.status.status == "failed" else "stale") if disk_stale else "unsaved",
             data={"root": str(root.path), "command": command.command if command else None},
         )
 
@@ -163,9 +162,9 @@ class DiagnosticsFeature(Feature):
 
     async def _reference_content_id(self, root: RootState) -> str | None:
         """The content stale-ness is measured against: the receipt's, or the server's first look without one."""
-        if not root.has_evidence:
+        if not root.status.has_evidence:
             return root.baseline.content_id if root.baseline is not None else None
-        if root.state in ("passed", "failed", "flaky") and root.snapshot is not None:
+        if root.status.status in ("passed", "failed", "flaky") and root.snapshot is not None:
             return root.snapshot.content_id  # fresh: the receipt ran against exactly the current content
         return root.status.evidence.content_id if root.status.evidence is not None else None
 
@@ -194,11 +193,7 @@ class DiagnosticsFeature(Feature):
             stale.discard(document.relative)
         else:
             stale.add(document.relative)
-        root.touched.add(document.relative)
-        root.change_count += 1
-        root.answered_early += 1
-        root.latest_change = time.time()
-        root.early_stale = stale
+        self.server.tracker.answered_early(root, document.relative, stale)
         await self._tell_pull_clients(self._set(document.uri, self.diagnostic_for(document, stale)))
 
     async def on_shutdown(self) -> None:

@@ -87,8 +87,10 @@ def reason_of(evidence: Evidence) -> str | None:
 
 
 def evidence_result(evidence: Evidence) -> str:
-    """`passed (full)`, `failed (targeted, exit 1: no tests ran)`."""
+    """`passed (full)`, `failed (targeted, exit 1: no tests ran)`, `passed (full, unconfirmed)`."""
     details = [evidence.scope or "?"]
+    if evidence.observed != "watched":
+        details.append(evidence.observed)  # reported by an agent or a terminal; unconfirmed never counts as full
     if evidence.status != "passed":
         if evidence.exit_code is not None:
             details.append(f"exit {evidence.exit_code}")
@@ -233,6 +235,7 @@ def hover_markdown(
             ("command", code_span(evidence_command(evidence), in_table=True)),
             ("kind", markdown_text(evidence.kind or "?")),
             ("scope", markdown_text(evidence.scope or "?")),
+            ("observed", markdown_text(evidence.observed)),
             ("result", markdown_text(evidence_result(evidence))),
             ("when", when),
             ("by", markdown_text(by)),

@@ -34,12 +34,27 @@ class Refresh:
 
 
 @dataclass
+class Schedule:
+    """When a root's next refresh runs (server/tracking.py's scheduling, and nothing else, reads and writes it)."""
+
+    pending: set[str] = field(default_factory=set)  # paths reported changed since the last refresh began
+    pending_facts: bool = False  # the facts must be detected again
+    requested: bool = False  # one more refresh is wanted after the running one
+    first_pending_at: float | None = None  # loop time of the first event of the current burst
+    timer: asyncio.TimerHandle | None = None
+    worker: asyncio.Task[None] | None = None
+    snapshot_failures: int = 0  # consecutive failed snapshots (retried before anyone hears about it)
+
+
+@dataclass
 class RootState:
+    """One root as the server knows it. `Roots` (server/roots.py) creates it; after that the `Tracker`
+    (server/tracking.py) is the one writer of every field: features and handlers read, and ask the tracker."""
+
     path: Path
     # A monorepo package (design §6): the workspace root it lies in. Receipts recorded in the package (a terminal's
     # `freshpass run` in backend/) belong to it, so its files show its status; None for a workspace root.
     parent: RootState | None = field(default=None, repr=False)
-    package_of: dict[Path, Path] = field(default_factory=dict, repr=False)  # directory -> its package (workspace)
     facts: ProjectFacts | None = None
     snapshot: ContentSnapshot | None = None
     baseline: ContentSnapshot | None = None  # the content when this server first looked: "changed this session"
@@ -50,20 +65,13 @@ class RootState:
     latest_change: float | None = None  # wall-clock time the content id last changed
     change_count: int = 0  # content changes seen since the server started
     answered_early: int = 0  # content changes already counted by a fast answer (server/fastpath.py)
-    # What a fast answer decided is stale, until the authoritative refresh replaces it: lenses and hovers must say
-    # the same as the diagnostic that was just published.
-    early_stale: set[str] | None = None
-    # Files that were stale when a run failed and that no pass has covered since: a failing run does not clear them.
+    # A fast answer's uncovered files (the status's rule applied to the one saved file), until the authoritative
+    # refresh replaces it: lenses and hovers must say the same as the diagnostic that was just published.
+    early_uncovered: set[str] | None = None
+    # Files that were uncovered when a run failed and that no pass has covered since: a failure does not cover them.
     failed_paths: set[str] = field(default_factory=set)
-    snapshot_failures: int = 0  # consecutive failed snapshots (retried before anyone hears about it)
     disk_stat: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (size, mtime_ns) at last look
-    # refresh scheduling (server/tracking.py)
-    pending: set[str] = field(default_factory=set)
-    pending_facts: bool = False
-    requested: bool = False
-    first_pending_at: float | None = None
-    timer: asyncio.TimerHandle | None = None
-    worker: asyncio.Task[None] | None = None
+    schedule: Schedule = field(default_factory=Schedule, repr=False)
     refreshed: asyncio.Event = field(default_factory=asyncio.Event)  # set after the first refresh
 
     @property
@@ -80,25 +88,11 @@ class RootState:
     def __post_init__(self) -> None:
         self.status = Status(str(self.path))
 
-    @property
-    def has_evidence(self) -> bool:
-        return self.status.has_evidence
-
-    @property
-    def state(self) -> str:
-        return self.status.status
-
     def stale_paths(self) -> set[str]:
-        """Files whose current content no passing receipt covers."""
-        if self.early_stale is not None:
-            return set(self.early_stale)
-        if self.state == "stale":
-            return set(self.status.changed_paths) | self.failed_paths
-        if self.state == "unverified" and not self.has_evidence:
-            return set(self.session_changed)
-        if self.state == "failed" or (self.state == "flaky" and not self.status.flaky_counts):
-            return set(self.failed_paths)
-        return set()
+        """Files whose current content no passing receipt covers (`Status.uncovered_paths`)."""
+        if self.early_uncovered is not None:
+            return set(self.early_uncovered)
+        return self.status.uncovered_paths(failed=self.failed_paths, unverified=self.session_changed)
 
     def verify_commands(self) -> list[VerifyCommand]:
         return list(self.facts.verify_commands) if self.facts else []
@@ -107,21 +101,6 @@ class RootState:
         """The approved command a person should run for `kind`: the first of that kind. None when the project
         declares none: another kind's check never stands in (a lint is not the tests)."""
         return next((command for command in self.verify_commands() if command.kind == kind), None)
-
-    def set_status(self, status: Status) -> bool:
-        changed = status != self.status or not self.status_known
-        if changed:
-            # A fresh failure covers what was stale with a failing run: those files stay uncovered until a pass.
-            state = status.status
-            self.failed_paths = (
-                set()
-                if state == "passed" or (state == "flaky" and status.flaky_counts)
-                else self.stale_paths()
-                if state in ("failed", "flaky")
-                else self.failed_paths
-            )
-        self.status, self.status_known = status, True
-        return changed
 
 
 @dataclass

@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from freshpass.evidence.status import Status
 from freshpass.facts.model import ProjectFacts
-from freshpass.server.state import Refresh, RootState, touches_facts
+from freshpass.server.state import DocumentRef, Refresh, RootState, touches_facts
 from lsprotocol import types
 
 if TYPE_CHECKING:
@@ -54,44 +55,46 @@ class Tracker:
     def request_refresh(
         self, root: RootState, paths: set[str] | None = None, *, delay: float = DEBOUNCE, facts: bool = False
     ) -> None:
+        plan = root.schedule
         if paths:
-            root.pending |= paths
+            plan.pending |= paths
             if any(touches_facts(root.facts, path) for path in paths):
-                root.pending_facts = True
+                plan.pending_facts = True
         if facts:
-            root.pending_facts = True
+            plan.pending_facts = True
         loop = asyncio.get_running_loop()
         now = loop.time()
-        if delay > 0 and len(root.pending) >= BURST_PATHS:
+        if delay > 0 and len(plan.pending) >= BURST_PATHS:
             delay = max(delay, BURST_DEBOUNCE)
         if delay <= 0:
             self._cancel_timer(root)
             self._start(root)
             return
-        if root.first_pending_at is None:
-            root.first_pending_at = now
-        due = min(now + delay, root.first_pending_at + MAX_WAIT)
-        if root.timer is not None:
-            if abs(root.timer.when() - due) < 0.01:
+        if plan.first_pending_at is None:
+            plan.first_pending_at = now
+        due = min(now + delay, plan.first_pending_at + MAX_WAIT)
+        if plan.timer is not None:
+            if abs(plan.timer.when() - due) < 0.01:
                 return
-            root.timer.cancel()
-        root.timer = loop.call_at(due, self._start, root)
+            plan.timer.cancel()
+        plan.timer = loop.call_at(due, self._start, root)
 
     def _cancel_timer(self, root: RootState) -> None:
-        if root.timer is not None:
-            root.timer.cancel()
-            root.timer = None
+        if root.schedule.timer is not None:
+            root.schedule.timer.cancel()
+            root.schedule.timer = None
 
     def _start(self, root: RootState) -> None:
-        root.timer = None
-        root.first_pending_at = None
-        root.requested = True
-        if root.worker is None or root.worker.done():
-            root.worker = asyncio.ensure_future(self._work(root))
+        plan = root.schedule
+        plan.timer = None
+        plan.first_pending_at = None
+        plan.requested = True
+        if plan.worker is None or plan.worker.done():
+            plan.worker = asyncio.ensure_future(self._work(root))
 
     async def _work(self, root: RootState) -> None:
-        while root.requested:
-            root.requested = False
+        while root.schedule.requested:
+            root.schedule.requested = False
             try:
                 await self.refresh(root)
             except asyncio.CancelledError:
@@ -104,8 +107,8 @@ class Tracker:
 
     async def settle(self, root: RootState) -> None:
         """Wait until no refresh of `root` is scheduled or running (used before answering from memory)."""
-        while root.worker is not None and not root.worker.done():
-            await asyncio.shield(root.worker)
+        while root.schedule.worker is not None and not root.schedule.worker.done():
+            await asyncio.shield(root.schedule.worker)
 
     async def refresh_now(self, root: RootState) -> None:
         """Refresh at once and return when the root's status reflects it."""
@@ -114,35 +117,77 @@ class Tracker:
 
     def cancel(self, root: RootState) -> None:
         self._cancel_timer(root)
-        if root.worker is not None:
-            root.worker.cancel()
+        if root.schedule.worker is not None:
+            root.schedule.worker.cancel()
+
+    # ---- what others saw: the only writes to a root's state outside a refresh --------------------------------------
+
+    def opened(self, document: DocumentRef) -> None:
+        """didOpen: remember the file's size and mtime, so a later didChange can tell whether the disk moved."""
+        stat = disk_stat(document.path)
+        if stat is not None:
+            document.root.disk_stat.setdefault(document.relative, stat)
+
+    def disk_moved(self, document: DocumentRef) -> bool:
+        """Has the file changed on disk since the root last looked at it (an agent's write before its didChange)?"""
+        return disk_stat(document.path) != document.root.disk_stat.get(document.relative)
+
+    def answered_early(self, root: RootState, relative: str, uncovered: set[str]) -> None:
+        """A fast answer (server/fastpath.py) decided that `relative` changed and which files are uncovered now; the
+        refresh that follows confirms the change without counting it twice."""
+        root.touched.add(relative)
+        root.change_count += 1
+        root.answered_early += 1
+        root.latest_change = time.time()
+        root.early_uncovered = uncovered
+
+    def late_facts(self, root: RootState, facts: ProjectFacts) -> None:
+        root.facts = facts
+        self.request_refresh(root, delay=0)
+
+    @staticmethod
+    def _set_status(root: RootState, status: Status) -> bool:
+        changed = status != root.status or not root.status_known
+        if changed:
+            # A fresh failure covers what was uncovered with a failing run: those files stay uncovered until a pass.
+            state = status.status
+            root.failed_paths = (
+                set()
+                if state == "passed" or (state == "flaky" and status.flaky_counts)
+                else root.stale_paths()
+                if state in ("failed", "flaky")
+                else root.failed_paths
+            )
+        root.status, root.status_known = status, True
+        return changed
 
     # ---- the refresh ---------------------------------------------------------------------------------------------
 
     async def refresh(self, root: RootState, *, resnapshot: bool = True) -> Refresh:
         server = self.server
         backend = server.backend
-        touched, root.pending = frozenset(root.pending), set()
-        if root.facts is None or root.pending_facts:
-            wanted_again = root.pending_facts
-            root.pending_facts = False
+        plan = root.schedule
+        touched, plan.pending = frozenset(plan.pending), set()
+        if root.facts is None or plan.pending_facts:
+            wanted_again = plan.pending_facts
+            plan.pending_facts = False
             facts = await backend.facts(root.path)
             if facts is not None:
                 root.facts = facts
             else:  # detection is slow: go on without it; its result arrives through `Backend.on_late_facts`
-                root.pending_facts = wanted_again  # a change seen meanwhile is detected after the running one
+                plan.pending_facts = wanted_again  # a change seen meanwhile is detected after the running one
                 if root.facts is None:
                     root.facts = ProjectFacts(root=str(root.path))
         content_changed = False
         if resnapshot or root.snapshot is None:
-            last_try = root.snapshot_failures >= SNAPSHOT_RETRIES
+            last_try = plan.snapshot_failures >= SNAPSHOT_RETRIES
             snap = await backend.snapshot(root.path, root.facts, quiet=not last_try)
             if snap is None and not last_try:
-                root.snapshot_failures += 1
-                root.pending |= touched
+                plan.snapshot_failures += 1
+                plan.pending |= touched
                 self.request_refresh(root, delay=SNAPSHOT_RETRY_DELAY)
                 return Refresh(content_changed=False, status_changed=False, touched=frozenset())
-            root.snapshot_failures = 0
+            plan.snapshot_failures = 0
             if snap is not None:
                 previous = root.snapshot
                 content_changed = previous is None or previous.content_id != snap.content_id
@@ -167,8 +212,8 @@ class Tracker:
         status = await backend.status(root.path, root.facts, root.snapshot, server.shared_options())
         if content_changed and not status.has_evidence and root.baseline is not None and root.snapshot is not None:
             root.session_changed = await backend.unverified_changes(root.path, root.baseline, root.snapshot, root.facts)
-        status_changed = root.set_status(status)
-        root.early_stale = None
+        status_changed = self._set_status(root, status)
+        root.early_uncovered = None
         refresh = Refresh(content_changed=content_changed, status_changed=status_changed, touched=touched)
         root.refreshed.set()
         await server.fan_out("on_root_refreshed", root, refresh)

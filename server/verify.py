@@ -21,16 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from freshpass.evidence.receipts import Actor, Content, Finished, receipts_for
-from freshpass.facts.admission import Refused, admit
-from freshpass.runner.environment import (
-    FIX_IN_EDITOR,
-    RunEnvironment,
-    missing_program,
-    not_found_message,
-    run_environment,
-)
-from freshpass.runner.process import DEFAULT_GRACE, ProcessResult, run_shell
+from freshpass.evidence.runs import DEFAULT_GRACE, Actor, Report, plan_run, record_reported, run_check
+from freshpass.facts.roots import find_package_root
+from freshpass.runner.environment import FIX_IN_EDITOR
 from freshpass.server.feature import Feature, Handler
 from freshpass.server.lenses import targeted_command
 from freshpass.server.state import RootState
@@ -43,6 +36,7 @@ if TYPE_CHECKING:
 LSP_REQUEST_FAILED = -32803
 PROGRESS_REPORT_INTERVAL = 0.25  # seconds between two `report`s: output can arrive thousands of times a second
 SHUTDOWN_TEARDOWN_TIMEOUT = DEFAULT_GRACE + 5.0  # TERM, the grace, KILL, and the kernel reaping
+MAX_DURATION_MS = 7 * 24 * 3600 * 1000  # a reported run's duration beyond a week is not believed
 
 
 def absolute(path: str) -> Path:
@@ -145,11 +139,6 @@ class VerifyFeature(Feature):
             declared = next((c for c in root.verify_commands() if c.command == command), None)
         line = command + ("" if not extra else " " + shlex.join(extra))
         cwd = root.path / declared.cwd if declared is not None else root.path
-        if args.get("command") is not None or extra:
-            # the client wrote (part of) the line: it runs only as one approved check, never as a shell line
-            admitted = admit(line, cwd=cwd, facts=root.facts)
-            if isinstance(admitted, Refused):
-                raise request_failed(admitted.reason)
         return Plan(line=line, cwd=cwd)
 
     # ---- commands ------------------------------------------------------------------------------------------------
@@ -164,120 +153,64 @@ class VerifyFeature(Feature):
         if not root.refreshed.is_set():
             await root.refreshed.wait()
         plan = self.plan(root, args)
-        backend = self.server.backend
-        settings = self.server.settings
-        before = await backend.snapshot(root.path, root.facts)
-        if before is None:
-            raise request_failed(f"cannot read the content of {root.path}; see the log")
         workspace = root
         while workspace.parent is not None:  # a package's environment may be the workspace's (a uv workspace)
             workspace = workspace.parent
-        environment = await asyncio.to_thread(
-            run_environment,
-            plan.cwd,
-            workspace.path,
-            os.environ,
-            interpreter=self.server.python_interpreter,
-            extra_path=settings.verify_path,
-        )
+        run_plan = await plan_run(plan.cwd, root=workspace.path, package_root=root.path, facts=root.facts)
         run = RunningVerify(run_id=uuid.uuid4().hex[:12], root=root, command=plan.line)
         self.running[run.run_id] = run
         progress = await self._begin_progress(run)
-        outcome = "interrupted"
-        message: str | None = None
+        said = "interrupted"
         try:
-            self._tell_environment(run, environment)
             try:
-                result = await run_shell(
+                outcome = await run_check(
                     plan.line,
                     plan.cwd,
-                    env=environment.apply(os.environ),
-                    on_output=lambda stream, text: self._output(run, progress, stream, text),
-                    timeout=settings.verify_timeout,
+                    actor=self._actor(),
+                    recorder=self.server.backend,
+                    plan=run_plan,
+                    interpreter=self.server.python_interpreter,
+                    extra_path=self.server.settings.verify_path,
+                    fix=FIX_IN_EDITOR,
+                    say=lambda text: self._announce(run, text, types.MessageType.Info),
+                    timeout=self.server.settings.verify_timeout,
                     cancel=run.cancel,
+                    on_output=lambda stream, text: self._output(run, progress, stream, text),
                     on_start=lambda pgid: self._started(run, progress, pgid),
                 )
             finally:
                 run.stopped.set()
-            for note in result.notes():
-                self.server.log(types.MessageType.Warning, f"freshpass: `{plan.line}`: {note}")
-            outcome = (
-                "cancelled" if result.cancelled else "timed out" if result.timed_out else f"exit {result.exit_code}"
-            )
-            not_found = None
-            if result.exit_code == 127 and not result.aborted:
-                not_found = missing_program(plan.line, result.output.text(), environment.path, plan.cwd)
-                message = not_found_message(not_found, environment, FIX_IN_EDITOR)
-                self._announce(run, message, types.MessageType.Warning)
-            after = await backend.snapshot(root.path, root.facts)
-            stale = after is None or after.content_id != before.content_id
-            evidence, classification = await self._record(
-                root,
-                plan.line,
-                plan.cwd,
-                result,
-                before.content_id,
-                before.manifest,
-                stale_at_record=stale,
-                environment=environment.to_json(not_found=not_found),
-            )
+            result = outcome.result
+            assert result is not None and outcome.classification is not None
+            said = "cancelled" if result.cancelled else "timed out" if result.timed_out else f"exit {result.exit_code}"
         finally:
             self.running.pop(run.run_id, None)
-            self._end_progress(progress, f"{plan.line}: {outcome}")
-        self.server.log(types.MessageType.Info, f"freshpass: `{plan.line}` finished ({outcome}) in {root.path}")
-        await self.server.tracker.refresh_now(root)
+            self._end_progress(progress, f"{plan.line}: {said}")
+        self.server.log(types.MessageType.Info, f"freshpass: `{plan.line}` finished ({said}) in {root.path}")
+        await self._refresh(root, outcome.receipts)
+        evidence = outcome.headline
         return {
             "evidence": evidence.to_json() if evidence is not None else None,
             "status": root.status.to_json(),
             "recorded": evidence is not None,
             "exitCode": result.exit_code,
             "runId": run.run_id,
-            "classification": classification.to_json(),
-            "message": message,  # what a person should read besides the receipt (why a program was not found)
+            "classification": outcome.classification.to_json(),
+            "message": outcome.message,  # what a person should read besides the receipt (why a program was not found)
         }
 
-    async def _record(
-        self,
-        root: RootState,
-        line: str,
-        cwd: Path,
-        result: ProcessResult,
-        content_id: str,
-        manifest: Mapping[str, str] | None,
-        *,
-        stale_at_record: bool,
-        session: str | None = None,
-        environment: Mapping[str, Any] | None = None,
-    ) -> tuple[Any, Any]:
-        from freshpass.facts.classify import classify
+    def _actor(self, session: str | None = None) -> Actor:
+        return Actor("agent" if self.server.is_agent else "editor", session or self.server.session_id)
 
-        classification = await asyncio.to_thread(
-            classify,
-            line,
-            cwd=str(cwd),
-            root=str(root.path),
-            facts=root.facts,
-            exit_code=result.exit_code,
-            output=result.output.text(),
-        )
-        finished = Finished(
-            line,
-            str(cwd),
-            result.exit_code,
-            result.output.text(),
-            result.output.omitted,
-            result.started_at,
-            result.finished_at,
-            environment,
-        )
-        actor = Actor("agent" if self.server.is_agent else "editor", session or self.server.session_id)
-        content = Content(str(root.path), content_id, stale_at_record, manifest)
-        drafts = receipts_for(classification, finished, actor, lambda _match: content)
-        recorded = [await self.server.backend.record(pending.draft, manifest) for pending in drafts]
-        receipts = [receipt for receipt in recorded if receipt is not None]
-        # The headline receipt: the test one when the line ran tests (matches the classification's headline).
-        headline = next((r for r in receipts if r.kind == classification.kind), receipts[0] if receipts else None)
-        return headline, classification
+    async def _refresh(self, root: RootState, receipts: list[Any]) -> None:
+        """Refresh the root, and every other root a receipt was recorded for (a package of the workspace)."""
+        refreshed = [root]
+        await self.server.tracker.refresh_now(root)
+        for receipt in receipts:
+            other = self.server.find_root(root=receipt.root)
+            if other is not None and all(other is not done for done in refreshed):
+                refreshed.append(other)
+                await self.server.tracker.refresh_now(other)
 
     async def cancel(self, *arguments: Any) -> dict[str, Any]:
         args = first_argument(arguments)
@@ -303,36 +236,53 @@ class VerifyFeature(Feature):
         line, cwd, exit_code = params.get("commandLine"), params.get("cwd"), params.get("exitCode")
         if not isinstance(line, str) or not isinstance(cwd, str) or not isinstance(exit_code, int):
             raise JsonRpcInvalidParams("freshpass/recordRun needs commandLine (string), cwd (string), exitCode (int)")
-        output = params.get("output") if isinstance(params.get("output"), str) else ""
-        session = params.get("sessionId") if isinstance(params.get("sessionId"), str) else None
+        output = params["output"] if isinstance(params.get("output"), str) else ""
+        session = params["sessionId"] if isinstance(params.get("sessionId"), str) else None
+        duration = params.get("durationMs")
+        if isinstance(duration, bool) or not isinstance(duration, (int, float)) or not 0 <= duration <= MAX_DURATION_MS:
+            duration = None
         cwd_path = absolute(cwd)
         root = self.server.root_for_path(cwd_path)
-        if root is None:
+
+        def explained(why: str, root: Path | None = None, facts: Any = None) -> dict[str, Any]:
             from freshpass.facts.classify import classify
 
-            classification = classify(line, cwd=str(cwd_path), exit_code=exit_code, output=output)
-            return {**classification.to_json(), "recorded": False, "why": f"{cwd} is under no workspace root"}
+            said = classify(line, cwd=str(cwd_path), root=root, facts=facts, exit_code=exit_code, output=output)
+            return {**said.to_json(), "recorded": False, "why": why}
+
+        if root is None:
+            return explained(f"{cwd} is under no workspace root")
         if not root.refreshed.is_set():
             await root.refreshed.wait()
-        now = time.time()
-        result = ProcessResult(exit_code=exit_code, started_at=now, finished_at=now)
-        result.output.add(output or "")
-        settings = self.server.settings
-        snap = await self.server.backend.snapshot(root.path, root.facts)
-        if not settings.terminal_evidence or snap is None:
-            from freshpass.facts.classify import classify
-
-            classification = classify(
-                line, cwd=str(cwd_path), root=str(root.path), facts=root.facts, exit_code=exit_code, output=output
-            )
-            why = "terminalEvidence is off" if snap is not None else "the root's content cannot be read"
-            return {**classification.to_json(), "recorded": False, "why": why}
-        evidence, classification = await self._record(
-            root, line, cwd_path, result, snap.content_id, snap.manifest, stale_at_record=False, session=session
+        if not self.server.settings.terminal_evidence:
+            return explained("terminalEvidence is off", root.path, root.facts)
+        # The receipt belongs to the package holding the directory (as `freshpass run` there would record it).
+        workspace = root
+        while workspace.parent is not None:
+            workspace = workspace.parent
+        package = find_package_root(cwd_path, workspace.path)
+        known = self.server.find_root(root=str(package))
+        facts = known.facts if known is not None and known.path == package else None
+        run_plan = await plan_run(cwd_path, root=workspace.path, package_root=package, facts=facts)
+        report = Report(
+            line,
+            cwd_path,
+            exit_code,
+            output,
+            self._actor(session),
+            via="editor recordRun",
+            received_at=time.time(),
+            duration=duration / 1000 if duration is not None else None,
         )
-        if evidence is not None:
-            await self.server.tracker.refresh_now(root)
-        return {**classification.to_json(), "recorded": evidence is not None}
+        outcome = await record_reported(report, recorder=self.server.backend, plan=run_plan)
+        if outcome.receipts:
+            await self._refresh(root, outcome.receipts)
+        if outcome.classification is None:
+            return explained(outcome.reason, package, run_plan.facts)
+        answer = {**outcome.classification.to_json(), "recorded": outcome.recorded}
+        if not outcome.recorded:
+            answer["why"] = outcome.reason
+        return answer
 
     # ---- progress and output -------------------------------------------------------------------------------------
 
@@ -361,14 +311,6 @@ class VerifyFeature(Feature):
             self.server.work_done_progress.report(
                 progress.token, types.WorkDoneProgressReport(message=f"started `{run.command}`", cancellable=True)
             )
-
-    def _tell_environment(self, run: RunningVerify, environment: RunEnvironment) -> None:
-        """What the run's environment adds, and the odd shapes passed over, before the command's own output."""
-        summary = environment.summary()
-        if summary:
-            self._announce(run, summary, types.MessageType.Info)
-        for note in environment.notes:
-            self._announce(run, note, types.MessageType.Warning)
 
     def _announce(self, run: RunningVerify, text: str, level: types.MessageType) -> None:
         """A line of freshpass's own in the run's output (stream `freshpass`) and in the log."""

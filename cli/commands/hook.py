@@ -10,6 +10,8 @@
 - `freshpass hook record` reads a post-tool hook payload (Claude Code's PostToolUse/PostToolUseFailure, Codex's
   PostToolUse, Cursor's afterShellExecution, or freshpass's own shape that the OpenCode plugin sends) and records
   the shell command it reports when it ran a recognised check, by the same classification as `freshpass run`.
+- `freshpass hook pre` reads Claude Code's or Codex's PreToolUse payload for a shell call and keeps the content its
+  project has at the start, keyed by the call's `tool_use_id`, for the PostToolUse record of the same call.
 - `freshpass hook check [PATH]` exits 0 when verified or not applicable and 2 with the nudge on stderr, for a git
   pre-push hook or any script.
 
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from freshpass.commands import UsageError
 from freshpass.evidence import settings_defaults as defaults
+from freshpass.fastentry import MAX_PAYLOAD, taken
 from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
@@ -42,7 +45,6 @@ SESSION_ENV = "FRESHPASS_SESSION"
 DEFAULT_CHECK_SESSION = "hook-check"
 KIND_CHOICES = ("test", "lint", "typecheck", "build", "check")
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})  # Claude Code tools that change files
-MAX_PAYLOAD = 32 * 1024 * 1024  # bytes of hook JSON read from stdin; more is not a hook payload
 STOP_ADAPTERS = {"claude-stop": "claude-code", "codex-stop": "codex"}
 
 
@@ -99,6 +101,14 @@ def add_parser(parser: argparse.ArgumentParser) -> None:
         "duration_ms}) and records the shell command it reports when it ran a recognised check. Always exits 0.",
     )
     record.add_argument("--json", action="store_true", help="print what was recorded (or why not) as JSON")
+    pre = adapters.add_parser(
+        "pre",
+        help="pre-tool hook: keep the content at the start of a shell call (hook JSON on stdin)",
+        description="Reads Claude Code's or Codex's PreToolUse payload on stdin and, when the shell command may be "
+        "a check, keeps the content its project has now under the call's tool_use_id, so the PostToolUse record "
+        "binds the run to the content it started with. Prints nothing; always exits 0.",
+    )
+    pre.add_argument("--verbose", action="store_true", help="say on stderr what was kept (or why not)")
     check = adapters.add_parser(
         "check",
         help="exit 0 when verified or not applicable, 2 with the nudge on stderr",
@@ -202,8 +212,10 @@ def edited_in_transcript(transcript: Path) -> list[str]:
 
 
 def _read_payload() -> tuple[Any, str]:
-    """The hook JSON on stdin, or (None, why not)."""
-    raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
+    """The hook JSON on stdin (or what the fast path already read of it), or (None, why not)."""
+    raw = taken()
+    if raw is None:
+        raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1)
     if len(raw) > MAX_PAYLOAD:
         return None, f"stdin holds more than {MAX_PAYLOAD} bytes: not a hook payload"
     try:
@@ -259,7 +271,7 @@ def _cursor_stop(args: argparse.Namespace) -> int:
 def _record(args: argparse.Namespace) -> int:
     import asyncio
 
-    from freshpass.evidence.hooks import Recorded, Skip, record_reported, reported_run
+    from freshpass.evidence.hooks import Recorded, Skip, record_hook_run, reported_run
     from freshpass.ledger.store import LedgerError
 
     payload, problem = _read_payload()
@@ -269,7 +281,7 @@ def _record(args: argparse.Namespace) -> int:
         outcome = Recorded(reason=run.reason)
     else:
         try:
-            outcome = asyncio.run(record_reported(run))
+            outcome = asyncio.run(record_hook_run(run))
         except LedgerError as exc:
             outcome = Recorded(reason=f"the ledger cannot be used: {exc}")
         except Exception as exc:  # a hook must never wedge the agent it serves: report and go on
@@ -278,6 +290,25 @@ def _record(args: argparse.Namespace) -> int:
         print(json.dumps({"recorded": bool(outcome.receipts), "reason": outcome.reason or None,
                           "receipts": list(outcome.receipts)}, indent=2))  # fmt: skip
     say(f"freshpass hook record: {outcome.summary()}")
+    return EXIT_ALLOW
+
+
+def _pre(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from freshpass.evidence.hooks import Skip, keep_start, tool_call_start
+
+    payload, problem = _read_payload()
+    start = tool_call_start(payload) if not problem else Skip(problem)
+    if isinstance(start, Skip):
+        said = start.reason
+    else:
+        try:
+            said = asyncio.run(keep_start(start))
+        except Exception as exc:  # a hook must never wedge the agent it serves: report and go on
+            said = f"could not keep the start ({type(exc).__name__}: {exc})"
+    if args.verbose:
+        say(f"freshpass hook pre: {said}")
     return EXIT_ALLOW
 
 
@@ -304,6 +335,8 @@ def run(args: argparse.Namespace) -> int:
         return _cursor_stop(args)
     if args.adapter == "record":
         return _record(args)
+    if args.adapter == "pre":
+        return _pre(args)
     if args.adapter == "check":
         return _check(args)
-    raise UsageError("choose an adapter: claude-stop, codex-stop, cursor-stop, record or check")
+    raise UsageError("choose an adapter: claude-stop, codex-stop, cursor-stop, pre, record or check")

@@ -82,6 +82,8 @@ async def _log(root: Path, limit: int, *, json_output: bool) -> int:
         freshness = "fresh" if entry["fresh"] else "stale"
         tests = entry.get("tests")
         counted = f", {tests['passed']}/{tests['failed']}/{tests['skipped']} passed/failed/skipped" if tests else ""
+        if entry.get("observed", "watched") != "watched":
+            counted += f", {entry['observed']}"
         print(
             f"#{entry['id']:<6} {age(entry['finished_at']):<16} {entry['kind']:<9} {entry['status']:<6} "
             f"{entry['scope']:<8} {freshness:<5}  {safe(entry['command'])}  (exit {entry['exit_code']}{counted})"

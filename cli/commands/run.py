@@ -28,20 +28,9 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from freshpass.commands import UsageError
-
-if TYPE_CHECKING:
-    import asyncio
-
-    from freshpass.evidence.recording import RunPlan
-    from freshpass.evidence.status import ContentRules
-    from freshpass.facts.classify import Classification
-    from freshpass.ledger.content import ContentSnapshot
-    from freshpass.ledger.store import Ledger, LedgerError
-    from freshpass.runner.environment import RunEnvironment
-    from freshpass.runner.process import ProcessResult
 
 
 def add_parser(parser: argparse.ArgumentParser) -> None:
@@ -119,111 +108,15 @@ def _say(message: str) -> None:
         pass
 
 
-async def _plan_and_read(line: str, cwd: Path, interrupt: asyncio.Event) -> tuple[RunPlan, dict[str, ContentSnapshot]]:
-    """Work out what the run can count for, and read those roots' content before it starts.
-
-    Raises `Interrupted` when a signal arrives meanwhile. When the facts cannot be read (an exception, or longer
-    than the deadline) the plan says why (`unreadable`) and nothing will be recorded.
-    """
-    from freshpass.evidence.detection import Unavailable, detect_bounded, in_thread
-    from freshpass.evidence.recording import RunPlan
-    from freshpass.evidence.status import ContentRules
-    from freshpass.facts.classify import classify
-    from freshpass.facts.roots import find_package_root, find_root
-
-    plan = RunPlan(cwd=cwd, root=find_root(cwd))
-    if plan.root is None:
-        return plan, {}
-    plan.package_root = find_package_root(cwd, plan.root)
-    # A recognised runner is known without the project's facts: start reading the content it would count for
-    # while the facts are detected (git works on the other core). Classified as if it will succeed, because
-    # only the roots matter here.
-    guessed = classify(line, cwd=str(cwd), root=plan.package_root, exit_code=0)
-    early: dict[str, asyncio.Future[ContentSnapshot]] = {}
-    if guessed.matches:
-        from freshpass.ledger.content import snapshot
-
-        for match in guessed.matches:
-            match_root = plan.root_of(match)
-            if str(match_root) not in early:
-                early[str(match_root)] = in_thread(snapshot, match_root, [], name="freshpass-content")
-
-    try:
-        plan.facts = await detect_bounded(plan.package_root, interrupt=interrupt)
-    except Unavailable as exc:
-        plan.unreadable = str(exc)
-        for future in early.values():
-            future.add_done_callback(_ignore_outcome)
-        return plan, {}
-    plan.add_roots(classify(line, cwd=str(cwd), root=plan.package_root, facts=plan.facts, exit_code=0).matches)
-    default_rules = plan.rules == ContentRules()  # what the early reads used
-    for key, future in early.items():
-        if key not in plan.evidence_roots or not default_rules:
-            future.add_done_callback(_ignore_outcome)
-    if not plan.evidence_roots:
-        return plan, {}
-    usable = {key: future for key, future in early.items() if key in plan.evidence_roots and default_rules}
-    before = await _snapshots(
-        {key: path for key, path in plan.evidence_roots.items() if key not in usable},
-        plan.rules,
-        "before the run",
-        interrupt,
-    )
-    for key, future in usable.items():
-        taken = await _settle(future, plan.evidence_roots[key], "before the run", interrupt)
-        if taken is not None:
-            before[key] = taken
-    return plan, before
-
-
-def _ignore_outcome(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
-
-
-async def _settle(
-    future: asyncio.Future[ContentSnapshot], path: Path, when: str, interrupt: asyncio.Event | None = None
-) -> ContentSnapshot | None:
-    from freshpass.evidence.detection import Unavailable, wait_bounded
-    from freshpass.ledger.content import ContentError
-
-    try:
-        return await wait_bounded(future, deadline=None, interrupt=interrupt, what=f"reading the content of {path}")
-    except Unavailable as exc:
-        cause = exc.__cause__
-        reason = str(cause) if isinstance(cause, ContentError) else str(exc)
-        _say(f"cannot read the content of {path} {when} ({reason}); this run is not recorded for it")
-        return None
-
-
-async def _snapshots(
-    roots: dict[str, Path], rules: ContentRules, when: str, interrupt: asyncio.Event | None = None
-) -> dict[str, ContentSnapshot]:
-    if not roots:
-        return {}
-    from freshpass.evidence.detection import in_thread
-
-    reading = {key: in_thread(rules.snapshot, path, name="freshpass-content") for key, path in roots.items()}
-    taken = {key: await _settle(future, roots[key], when, interrupt) for key, future in reading.items()}
-    return {key: value for key, value in taken.items() if value is not None}
-
-
-async def _open_ledger() -> Ledger | LedgerError:
-    from freshpass.ledger.store import Ledger, LedgerError
-
-    try:
-        return await Ledger.open()
-    except LedgerError as exc:
-        return exc
-
-
 async def _run(line: str, *, json_output: bool, command_stdin: int | None = None, share: bool = False) -> int:
     import asyncio
     import json
     import signal
 
     from freshpass.evidence.detection import Interrupted
-    from freshpass.runner.process import binary_stream, run_shell
+    from freshpass.evidence.runs import LedgerRecorder, actor_from_environment, run_check
+    from freshpass.runner.environment import FIX_IN_TERMINAL
+    from freshpass.runner.jobcontrol import Terminal
 
     loop = asyncio.get_running_loop()
     process_group: list[int] = []
@@ -246,74 +139,51 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
         loop.add_signal_handler(sig, forward, sig)
 
     # The command's bytes pass through unchanged; with --json its stdout goes to our stderr.
-    stdout, stderr = binary_stream(sys.stdout), binary_stream(sys.stderr)
-    echo_to = (stderr, stderr) if json_output else (stdout, stderr)
+    echo_to = (sys.stderr, sys.stderr) if json_output else (sys.stdout, sys.stderr)
+    terminal = Terminal.of(command_stdin)
 
-    ledger_opening: asyncio.Task[Ledger | LedgerError] | None = None
+    def started(pgid: int) -> None:
+        process_group.append(pgid)
+        if terminal is not None:
+            terminal.hand_to(pgid)
+        # A signal that arrived between the spawn and this call (the loop ran its handler first) is owed to the
+        # command: without this, an early Ctrl-C would be lost and we would wait for the command forever.
+        for sig in interrupted:
+            forward(sig)
+
+    recorder = LedgerRecorder(_say)
+    statuses: list[dict[str, Any]] = []
     try:
         try:
-            plan, before = await _plan_and_read(line, Path(os.getcwd()), interrupt)
-        except Interrupted:
-            return 128 + interrupted[0]
-        if plan.unreadable:
-            _say(f"{plan.unreadable}; running the command without recording it")
-        if before:
-            ledger_opening = asyncio.create_task(_open_ledger())  # opens while the command runs
-        if interrupted:
-            return 128 + interrupted[0]
-        environment = _environment(plan)
-        terminal = _Terminal.of(command_stdin)
-
-        def started(pgid: int) -> None:
-            process_group.append(pgid)
-            if terminal is not None:
-                terminal.hand_to(pgid)
-            # A signal that arrived between the spawn and this call (the loop ran its handler first) is owed to
-            # the command: without this, an early Ctrl-C would be lost and we would wait for the command forever.
-            for sig in interrupted:
-                forward(sig)
-
-        try:
-            result = await run_shell(
+            outcome = await run_check(
                 line,
-                plan.cwd,
-                env=environment.apply(os.environ),
+                Path(os.getcwd()),
+                actor=actor_from_environment(),
+                recorder=recorder,
+                fix=FIX_IN_TERMINAL,
+                say=_say,
+                interrupt=interrupt,
+                on_start=started,
                 echo=True,
                 echo_to=echo_to,
                 stdin_fd=command_stdin,
                 inherit_stdin=command_stdin is None,
-                on_start=started,
-                timeout=None,
             )
+        except Interrupted:
+            return 128 + interrupted[0]
         finally:
             if terminal is not None:
                 terminal.take_back()
-        for sig in forwarded:
-            loop.remove_signal_handler(sig)
-        if result.error:
-            _say(result.error)
-        for note in result.notes():
-            _say(note)
-        not_found = None
-        if result.exit_code == 127 and not result.aborted:
-            from freshpass.runner.environment import FIX_IN_TERMINAL, missing_program, not_found_message
-
-            not_found = missing_program(line, result.output.text(), environment.path, plan.cwd)
-            _say(not_found_message(not_found, environment, FIX_IN_TERMINAL))
-        ran_in = environment.to_json(not_found=not_found)
-        receipts, statuses, not_recorded = await _classify_and_record(
-            line, plan, result, before, ledger_opening, with_status=json_output, environment=ran_in
-        )
+            for sig in forwarded:
+                loop.remove_signal_handler(sig)
+        if json_output and outcome.receipts:
+            statuses = await _statuses(recorder, outcome)
     finally:
-        for sig in forwarded:
-            loop.remove_signal_handler(sig)
-        if ledger_opening is not None:
-            opened = await ledger_opening
-            if not isinstance(opened, Exception):
-                await opened.close()
-
+        await recorder.close()
+    receipts = [evidence.to_json() for evidence in outcome.receipts]
+    assert outcome.result is not None
     if not receipts:
-        _say(f"nothing recorded: {not_recorded}")
+        _say(f"nothing recorded: {outcome.reason}")
     elif not json_output:
         for receipt in receipts:
             _say(_receipt_line(receipt))
@@ -324,177 +194,42 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
             _say(said)
     if json_output:
         payload = {
-            "exit_code": result.exit_code,
+            "exit_code": outcome.result.exit_code,
             "recorded": bool(receipts),
-            "reason": None if receipts else not_recorded,
+            "reason": None if receipts else outcome.reason,
             "receipts": receipts,
             "status": statuses[0] if statuses else None,
         }
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
         sys.stdout.flush()
-    return result.exit_code
+    return outcome.result.exit_code
 
 
-def _environment(plan: RunPlan) -> RunEnvironment:
-    """The project's environment when this terminal is not inside it (design §5), said in one line on stderr."""
-    from freshpass.runner.environment import RunEnvironment, run_environment
-
-    if plan.root is None:
-        return RunEnvironment(base_path=os.environ.get("PATH", ""))
-    environment = run_environment(plan.cwd, plan.root, os.environ)
-    summary = environment.summary()
-    if summary:
-        _say(summary)
-    for note in environment.notes:
-        _say(note)
-    return environment
-
-
-class _Terminal:
-    """Job control as a shell does it: the command's process group owns the terminal while it runs.
-
-    Otherwise a command that reads the terminal (a debugger prompt, an interactive test) would be stopped by
-    SIGTTIN, and Ctrl-C would reach only freshpass. With the terminal handed over, Ctrl-C goes straight to the
-    command's group, exactly as without freshpass.
-    """
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.handed = False
-
-    @classmethod
-    def of(cls, fd: int | None) -> _Terminal | None:
-        """The terminal on `fd` (the command's stdin), when we are its foreground job."""
-        if fd is None:
-            return None
-        try:
-            if not os.isatty(fd) or os.tcgetpgrp(fd) != os.getpgrp():
-                return None  # no terminal, or we are not its foreground job ourselves
-        except (OSError, ValueError, AttributeError):
-            return None
-        return cls(fd)
-
-    def _set_foreground(self, pgid: int) -> None:
-        import signal
-
-        # A background group calling tcsetpgrp gets SIGTTOU; ignoring it is how shells take the terminal back.
-        previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-        try:
-            os.tcsetpgrp(self.fd, pgid)
-        finally:
-            signal.signal(signal.SIGTTOU, previous)
-
-    def hand_to(self, pgid: int) -> None:
-        import signal
-
-        try:
-            self._set_foreground(pgid)
-        except OSError:
-            return
-        self.handed = True
-        # It may have touched the terminal before it owned it, and been stopped for that: wake it.
-        try:
-            os.killpg(pgid, signal.SIGCONT)
-        except OSError:
-            pass
-
-    def take_back(self) -> None:
-        if self.handed:
-            try:
-                self._set_foreground(os.getpgrp())
-            except OSError:
-                pass
-            self.handed = False
-
-
-async def _classify_and_record(
-    line: str,
-    plan: RunPlan,
-    result: ProcessResult,
-    before: dict[str, ContentSnapshot],
-    ledger_opening: Any,
-    *,
-    with_status: bool,
-    environment: dict[str, Any] | None = None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
-    """(receipts, statuses, why nothing was recorded); `environment` is what the run's environment added."""
-    import asyncio
-
-    from freshpass.facts.classify import classify
-
-    if plan.package_root is None:
-        return [], [], f"{plan.cwd} is not inside a project (no git repository or manifest found above it)"
-    if plan.unreadable:
-        return [], [], f"the project's declared checks could not be read ({plan.unreadable})"
-    after_reading = None
-    if before:  # read the content after the run while the output is being classified
-        after_reading = asyncio.create_task(_snapshots(dict(plan.evidence_roots), plan.rules, "after the run"))
-    output = result.output.text()
-    outcome = classify(
-        line, cwd=str(plan.cwd), root=plan.package_root, facts=plan.facts, exit_code=result.exit_code, output=output
-    )
-    after = await after_reading if after_reading is not None else {}
-    if not outcome.matches:
-        return [], [], outcome.reason or "not a recognised verify command"
-    if ledger_opening is None or not before:
-        return [], [], "its content could not be read before the run"
-    opened = await ledger_opening
-    if isinstance(opened, Exception):
-        return [], [], f"the ledger cannot be used: {opened}"
-    for warning in opened.warnings:
-        _say(warning.removeprefix("freshpass: "))
-    return await _record(
-        opened, line, plan, outcome, result, before, after, output, with_status=with_status, environment=environment
-    )
-
-
-async def _record(
-    ledger: Ledger,
-    line: str,
-    plan: RunPlan,
-    outcome: Classification,
-    result: ProcessResult,
-    before: dict[str, ContentSnapshot],
-    after: dict[str, ContentSnapshot],
-    output: str,
-    *,
-    with_status: bool,
-    environment: dict[str, Any] | None = None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
+async def _statuses(recorder: Any, outcome: Any) -> list[dict[str, Any]]:
+    """The status of each root the run recorded for, after it (for `--json`)."""
     from freshpass.evidence.detection import Unavailable, detect_bounded
-    from freshpass.evidence.receipts import Finished, actor_from_environment
-    from freshpass.evidence.recording import record_receipts
     from freshpass.evidence.status import root_status
     from freshpass.ledger.store import LedgerError
 
-    finished = Finished(
-        line,
-        str(plan.cwd),
-        result.exit_code,
-        output,
-        result.output.omitted,
-        result.started_at,
-        result.finished_at,
-        environment,
-    )
-    receipts: list[dict[str, Any]] = []
+    ledger = await recorder.opened()
     statuses: list[dict[str, Any]] = []
-    try:
-        recorded = await record_receipts(ledger, plan, outcome, finished, actor_from_environment(), before, after)
-        for evidence in recorded:
-            receipts.append(evidence.to_json())
-            end = after.get(evidence.root)
-            if with_status and end is not None and all(existing["root"] != evidence.root for existing in statuses):
-                facts = plan.facts
-                if evidence.root != str(plan.package_root):
-                    try:
-                        facts = await detect_bounded(Path(evidence.root))
-                    except Unavailable:
-                        facts = None
-                statuses.append((await root_status(ledger, evidence.root, facts, end)).to_json())
-    except LedgerError as exc:
-        return receipts, statuses, f"the ledger cannot be used: {exc}"
-    return receipts, statuses, "" if receipts else "its content could not be read before the run"
+    seen: set[str] = set()
+    for evidence in outcome.receipts:
+        end = outcome.after.get(evidence.root)
+        if ledger is None or end is None or evidence.root in seen:
+            continue
+        seen.add(evidence.root)
+        facts = outcome.plan.facts
+        if evidence.root != str(outcome.plan.package_root):
+            try:
+                facts = await detect_bounded(Path(evidence.root))
+            except Unavailable:
+                facts = None
+        try:
+            statuses.append((await root_status(ledger, evidence.root, facts, end)).to_json())
+        except LedgerError as exc:
+            _say(f"the ledger cannot be used: {exc}")
+    return statuses
 
 
 def _receipt_line(receipt: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ group and was stopped).
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -29,8 +30,9 @@ from freshpass.commands import UsageError
 from freshpass.runner.terminal import say
 
 if TYPE_CHECKING:
-    from freshpass.evidence.status import ContentRules
+    from freshpass.evidence.runs import RecipeOutcome
     from freshpass.facts.model import ProjectFacts
+    from freshpass.runner.environment import RunEnvironment
     from freshpass.runner.verify import VerifyPlan, VerifyResult
 
 PHASE_NAMES = ("bootstrap", "build", "test", "start")
@@ -114,98 +116,16 @@ def _canonical(args: argparse.Namespace) -> str:
     return shlex.join(words)
 
 
-def _receipt_kind(plan: VerifyPlan, result: VerifyResult, facts: ProjectFacts) -> tuple[str, bool]:
-    """(kind, approved) of the receipt.
-
-    `test` when a test command ran, unless every command of the test phase is one the project declares as a
-    non-test check (lint, typecheck, …): then `check`. Approved when every command that ran is one the project
-    declares, or the recipe itself was declared (config or a saved recipe).
-    """
-    declared = {(c.command, c.cwd): c.kind for c in facts.verify_commands}
-    test_runs = [run for run in result.runs if run.phase == "test"]
-    only_other_checks = all(declared.get((run.command, run.cwd), "test") != "test" for run in test_runs)
-    kind = "test" if test_runs and not only_other_checks else "check"
-    approved = not plan.recipe_source.startswith("detected") or all(
-        (run.command, run.cwd) in declared for run in result.runs if run.phase in ("build", "test")
-    )
-    return kind, approved
-
-
-async def _record(
-    args: argparse.Namespace,
-    plan: VerifyPlan,
-    result: VerifyResult,
-    facts: ProjectFacts,
-    content_before: Any,
-    rules: ContentRules,
-) -> tuple[Any, str | None]:
-    """Record the run's receipt; returns (evidence or None, a message when it could not be recorded)."""
-    import asyncio
-
-    from freshpass.evidence.receipts import Content, Finished, actor_from_environment, receipt
-    from freshpass.ledger.content import ContentError
-    from freshpass.ledger.store import Ledger, LedgerError
-
-    try:
-        content_after = await asyncio.to_thread(rules.snapshot, plan.root)
-    except ContentError as exc:
-        return None, f"evidence not recorded: {exc}"
-    kind, approved = _receipt_kind(plan, result, facts)
-    line = shlex.join(["freshpass", *sys.argv[1:]]) if sys.argv[1:2] == ["verify"] else _canonical(args)
-    draft = receipt(
-        finished=Finished(
-            line, str(plan.root), result.exit_code, result.output_text(), 0, result.started_at, result.finished_at
-        ),
-        actor=actor_from_environment(),
-        content=Content(
-            str(plan.root), content_before.content_id, content_after.content_id != content_before.content_id
-        ),
-        canonical_command=_canonical(args),
-        kind=kind,
-        scope=plan.scope,
-        status="passed" if result.passed else "failed",
-        approved=approved,
-        reason=_receipt_reason(result),
-        details={"verify": result.to_json()},
-    )
-    try:
-        ledger = await Ledger.open()
-        for warning in ledger.warnings:
-            say(warning)
-        try:
-            evidence = await ledger.record(draft, manifest=getattr(content_before, "manifest", None))
-        finally:
-            await ledger.close()
-    except LedgerError as exc:
-        return None, f"evidence not recorded: {exc}"
-    return evidence, None
-
-
-def _receipt_reason(result: VerifyResult) -> str | None:
-    """The receipt's reason: the run's, except that the receipt keeps the exit code beside it, so `exit code N`
-    says which phase failed instead (editors show `failed (exit 1: the test phase failed)`, the code once)."""
-    if result.reason and result.reason.startswith("exit code") and result.failed_phase:
-        return f"the {result.failed_phase} phase failed"
-    return result.reason
-
-
 async def _verify(
-    args: argparse.Namespace, plan: VerifyPlan, facts: ProjectFacts, rules: ContentRules
-) -> tuple[VerifyResult, int, Any, str | None]:
-    """Run the plan with live output, then record; returns (result, signal that stopped it or 0, evidence, why
-    it was not recorded)."""
+    args: argparse.Namespace, plan: VerifyPlan, facts: ProjectFacts, environment: RunEnvironment
+) -> tuple[RecipeOutcome, int]:
+    """Run the plan with live output, then record; returns (what it came to, the signal that stopped it or 0)."""
     import asyncio
     import signal
 
-    from freshpass.ledger.content import ContentError
+    from freshpass.evidence.runs import actor_from_environment, run_recipe
     from freshpass.runner.console import PlainReporter, TtyReporter
-    from freshpass.runner.verify import VerifyReporter, run_verify
-
-    try:
-        content_before = await asyncio.to_thread(rules.snapshot, plan.root)
-    except ContentError as exc:
-        content_before = None
-        say(f"freshpass verify: cannot take the content id, no receipt will be recorded: {exc}")
+    from freshpass.runner.verify import VerifyReporter
 
     reporter: VerifyReporter
     if args.json:
@@ -225,23 +145,32 @@ async def _verify(
         received.append(signum)
         cancel.set()
 
+    def aborted(result: VerifyResult) -> None:
+        if received:
+            result.passed, result.reason = False, "aborted"
+            result.detail = result.detail or "interrupted; every process the run started was torn down"
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop, sig)
     try:
-        result = await run_verify(plan, reporter=reporter, cancel=cancel)
+        line = shlex.join(["freshpass", *sys.argv[1:]]) if sys.argv[1:2] == ["verify"] else _canonical(args)
+        outcome = await run_recipe(
+            plan,
+            facts,
+            actor=actor_from_environment(),
+            line=line,
+            canonical_command=_canonical(args),
+            environment=environment,
+            reporter=reporter,
+            cancel=cancel,
+            aborted=aborted,
+            say=lambda text: say(f"freshpass verify: {text}"),
+        )
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.remove_signal_handler(sig)
-
-    interrupted = received[0] if received else 0
-    if interrupted:
-        result.passed, result.reason = False, "aborted"
-        result.detail = result.detail or "interrupted; every process the run started was torn down"
-    evidence, record_problem = None, None
-    if content_before is not None:
-        evidence, record_problem = await _record(args, plan, result, facts, content_before, rules)
-    return result, interrupted, evidence, record_problem
+    return outcome, received[0] if received else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -299,16 +228,21 @@ def run(args: argparse.Namespace) -> int:
     except VerifyPlanError as exc:
         raise UsageError(str(exc)) from None
 
-    refusal = asyncio.run(compose_preflight(plan))
+    from freshpass.evidence.runs import recipe_environment
+
+    environment = recipe_environment(plan)
+    for said in (environment.summary(), *environment.notes):
+        if said:
+            say(f"freshpass verify: {said}")
+    refusal = asyncio.run(compose_preflight(plan, environment.apply(os.environ)))
     if refusal is not None:
         say(f"freshpass verify: refused: {refusal}")
         return 1
 
-    from freshpass.evidence.status import ContentRules
-
-    result, interrupted, evidence, record_problem = asyncio.run(_verify(args, plan, facts, ContentRules.of(facts)))
-    if record_problem:
-        say(f"freshpass verify: {record_problem}")
+    outcome, interrupted = asyncio.run(_verify(args, plan, facts, environment))
+    result, evidence = outcome.result, outcome.evidence
+    if outcome.problem:
+        say(f"freshpass verify: {outcome.problem}")
 
     if args.json:
         payload = result.to_json()

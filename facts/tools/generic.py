@@ -419,10 +419,14 @@ def is_plain_utility(head: str) -> bool:
     return head in _SAFE_UTILITIES
 
 
+# What a script named by its file name ends with (`run_tests.sh`): a command of this name may be a check.
+SCRIPT_SUFFIXES = (".sh", ".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".bash")
+
+
 @last_resort
 def _script_path(tokens: tuple[str, ...]) -> Identification:
     head = tokens[0]
-    if "/" in head or PurePosixPath(head).suffix in (".sh", ".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".bash"):
+    if "/" in head or PurePosixPath(head).suffix in SCRIPT_SUFFIXES:
         found = by_name(SCRIPT, 1, head, head)
         if found is None and TEST_DIRS.intersection(PurePosixPath(head).parts[:-1]):
             return Identified(SCRIPT, 1, "test", head)  # `test/runner.rb`: a script of the test suite

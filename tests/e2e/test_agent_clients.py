@@ -390,6 +390,6 @@ async def test_crush_sees_the_nudge_within_its_one_second_window(crush: AgentCli
     ],
 )
 def test_known_agent_client_names_are_agents(name: str, options: dict[str, Any], agent: bool) -> None:
-    from freshpass.server.app import is_agent_client
+    from freshpass.server.client import is_agent_client
 
     assert is_agent_client(name, options) is agent

@@ -88,7 +88,8 @@ def test_codex_hooks_snippet_runs_as_codex_runs_it(repo: Path, tmp_path: Path) -
 
     # Codex's PostToolUse for its shell tool: the output only, so a run is recorded when it states failing tests.
     break_the_code(repo)
-    assert codex_hook(repo, home, "PostToolUse", codex_reports(repo, "pytest -q"), tool="Bash") == ""
+    payload = codex_reports(repo, "pytest -q", pre=lambda call: codex_hook(repo, home, "PreToolUse", call, tool="Bash"))
+    assert codex_hook(repo, home, "PostToolUse", payload, tool="Bash") == ""
     assert [(r["status"], r["details"]["via"]) for r in receipts(repo)] == [("failed", "codex PostToolUse")]
     assert matching(json_snippet("codex-hooks.json")["hooks"]["PostToolUse"], "apply_patch") == []
 

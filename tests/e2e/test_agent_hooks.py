@@ -9,6 +9,7 @@ Claude Code's PostToolUse (success: stdout/stderr/interrupted/isImage, no exit c
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -58,10 +59,25 @@ def bash(repo: Path, command: str) -> tuple[int, str, str, int]:
     return done.returncode, done.stdout, done.stderr, int((time.monotonic() - started) * 1000)
 
 
-def claude_code_reports(repo: Path, command: str) -> dict[str, Any]:
+_CALLS = itertools.count(1)
+
+
+def pre_tool_use(payload: dict[str, Any]) -> None:
+    """The agent's PreToolUse hook for the same call (`freshpass hook pre`): the same common fields, `tool_name`,
+    `tool_input` and `tool_use_id` (code.claude.com/docs/en/hooks#pretooluse-input), before the command runs."""
+    keep = ("session_id", "transcript_path", "cwd", "permission_mode", "tool_name", "tool_input", "tool_use_id",
+            "turn_id", "model")  # fmt: skip
+    started = {key: payload[key] for key in keep if key in payload}
+    result = run_cli("hook", "pre", "--verbose", input=json.dumps({**started, "hook_event_name": "PreToolUse"}))
+    assert result.returncode == 0 and not result.stdout, result
+    assert "kept the content" in result.stderr or "not a check" in result.stderr, result.stderr
+
+
+def claude_code_reports(repo: Path, command: str, *, pre: Any = True, before_run: Any = None) -> dict[str, Any]:
     """Claude Code's hook input after its Bash tool ran `command` (code.claude.com/docs/en/hooks; the shapes in
-    Claude Code 2.1.332's bundle: PostToolUse's Bash `tool_response`, PostToolUseFailure's `error`)."""
-    code, stdout, stderr, duration = bash(repo, command)
+    Claude Code 2.1.332's bundle: PostToolUse's Bash `tool_response`, PostToolUseFailure's `error`), after its
+    PreToolUse hook for the same call (unless `pre` is false; a callable runs it its own way). `before_run` runs
+    between the PreToolUse and the command (an edit a concurrent tool makes)."""
     common = {
         "session_id": SESSION,
         "transcript_path": str(repo.parent / "transcript.jsonl"),
@@ -69,9 +85,16 @@ def claude_code_reports(repo: Path, command: str) -> dict[str, Any]:
         "permission_mode": "default",
         "tool_name": "Bash",
         "tool_input": {"command": command, "description": "Run the tests"},
-        "tool_use_id": "toolu_01ABC",
-        "duration_ms": duration,
+        "tool_use_id": f"toolu_01ABC{next(_CALLS)}",
     }
+    if callable(pre):
+        pre({**common, "hook_event_name": "PreToolUse"})
+    elif pre:
+        pre_tool_use(common)
+    if before_run is not None:
+        before_run()
+    code, stdout, stderr, duration = bash(repo, command)
+    common["duration_ms"] = duration
     if code == 0:
         response = {"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False,
                     "noOutputExpected": False}  # fmt: skip
@@ -80,9 +103,17 @@ def claude_code_reports(repo: Path, command: str) -> dict[str, Any]:
     return {**common, "hook_event_name": "PostToolUseFailure", "error": error, "is_interrupt": False}
 
 
-def codex_reports(repo: Path, command: str) -> dict[str, Any]:
+def codex_reports(repo: Path, command: str, *, pre: Any = True) -> dict[str, Any]:
     """Codex's PostToolUse input for its shell tool (codex-rs/hooks/schema/generated/post-tool-use.command.input
-    .schema.json; `tool_response` is the output text, codex-rs/core/src/tools/context.rs)."""
+    .schema.json; `tool_response` is the output text, codex-rs/core/src/tools/context.rs), after its PreToolUse."""
+    call = f"call_{next(_CALLS)}"
+    common = {"session_id": "0199a7c2-codex-thread", "turn_id": "turn-3", "cwd": str(repo), "model": "gpt-5-codex",
+              "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": command},
+              "tool_use_id": call}  # fmt: skip
+    if callable(pre):
+        assert pre({**common, "hook_event_name": "PreToolUse"}) == ""
+    elif pre:
+        pre_tool_use(common)
     _code, stdout, stderr, _duration = bash(repo, command)
     return {
         "session_id": "0199a7c2-codex-thread",
@@ -95,7 +126,7 @@ def codex_reports(repo: Path, command: str) -> dict[str, Any]:
         "tool_name": "Bash",
         "tool_input": {"command": command},
         "tool_response": stdout + stderr,
-        "tool_use_id": "call_7",
+        "tool_use_id": call,
     }
 
 
@@ -144,7 +175,7 @@ def test_claude_code_pytest_passing_is_a_full_receipt_and_the_next_stop_is_allow
 
     outcome, result = record(claude_code_reports(repo, "pytest -q"))
     assert outcome["recorded"] is True, outcome
-    assert "recorded test passed (full)" in result.stderr
+    assert "recorded test passed (full, reported)" in result.stderr
     [receipt] = receipts(repo)
     assert (receipt["command"], receipt["kind"], receipt["scope"], receipt["status"]) == (
         "pytest -q", "test", "full", "passed"
@@ -198,6 +229,54 @@ def test_a_file_written_while_the_run_ran_makes_the_receipt_stale(repo: Path) ->
     assert receipt["stale_at_record"] is True
     assert "already stale" in result.stderr
     assert block_reason(claude_stop(repo)) is not None
+
+
+def test_an_edit_just_before_the_run_gives_a_fresh_receipt_through_the_pre_and_post_pair(repo: Path) -> None:
+    """An agent edits a file and runs the tests 200 ms later, in one message: its PreToolUse hook kept the content
+    at the start of the call, so the PostToolUse record is bound to exactly that content and is fresh."""
+    edited = repo / "src" / "calc.py"
+    edited.write_text("def add(a, b):\n    return b + a\n")  # the Edit tool writes it now
+    time.sleep(0.2)  # the agent's next tool call, a few hundred ms later (the scenario, not a wait for a state)
+    outcome, _ = record(claude_code_reports(repo, "pytest -q"))
+
+    receipt = outcome["receipts"][0]
+    assert (receipt["status"], receipt["scope"], receipt["observed"]) == ("passed", "full", "reported"), receipt
+    assert receipt["stale_at_record"] is False and receipt["details"]["content_bound"] == "start"
+    assert block_reason(claude_stop(repo)) is None  # the fresh full pass lets the agent stop
+
+
+def test_without_its_pre_tool_hook_the_clock_rule_applies_and_the_receipt_is_unconfirmed(repo: Path) -> None:
+    edited = repo / "src" / "calc.py"
+    edited.write_text("def add(a, b):\n    return b + a\n")
+    outcome, result = record(claude_code_reports(repo, "pytest -q", pre=False))
+
+    receipt = outcome["receipts"][0]
+    assert (receipt["status"], receipt["observed"], receipt["details"]["content_bound"]) == (
+        "passed", "unconfirmed", "clock",
+    )  # fmt: skip
+    assert receipt["stale_at_record"] is True  # written within the clock rule's margin of the estimated start
+    assert "unconfirmed" in result.stderr
+
+
+def test_an_unconfirmed_pass_is_shown_and_never_counts_as_full(repo: Path) -> None:
+    change_the_code(repo)
+    outcome, _ = record(claude_code_reports(repo, "pytest -q", pre=False))
+    assert outcome["receipts"][0]["observed"] == "unconfirmed"
+
+    status = json.loads(run_cli("status", "--json", str(repo)).stdout)
+    assert (status["status"], status["scope"], status["evidence"]["observed"]) == ("passed", "targeted", "unconfirmed")
+    assert block_reason(claude_stop(repo)) is not None  # not a full pass: the stop is still blocked
+
+
+def test_a_reported_pass_without_a_test_summary_is_unconfirmed(repo: Path) -> None:
+    """A harness can report anything: `pytest -q` exit 0 with output that states no test summary."""
+    payload = {"command": "pytest -q", "exit_code": 0, "output": "ok\n", "cwd": str(repo), "agent": "harness",
+               "session_id": "h1"}  # fmt: skip
+    outcome, _ = record(payload)
+    assert outcome["receipts"][0]["observed"] == "unconfirmed"
+    summarised = {**payload, "output": "3 passed in 0.05s\n"}
+    outcome, _ = record(summarised)
+    assert outcome["receipts"][0]["observed"] == "reported"
 
 
 def test_codex_reports_no_exit_status_so_only_a_stated_failure_is_recorded(repo: Path) -> None:

@@ -95,7 +95,11 @@ def stop(project: Path, message: str) -> list[str]:
 
 def bash_ran(project: Path, command: str) -> None:
     """Claude's Bash tool ran `command`; Claude Code then runs PostToolUse or PostToolUseFailure hooks for `Bash`."""
-    payload = claude_code_reports(project, command)
+
+    def pre(started: dict[str, Any]) -> None:
+        assert run_hooks(started.pop("hook_event_name"), started, project, tool="Bash") == [""]
+
+    payload = claude_code_reports(project, command, pre=pre)
     run_hooks(payload.pop("hook_event_name"), payload, project, tool="Bash")
 
 
@@ -108,7 +112,8 @@ def test_the_plugin_is_hooks_and_mcp_and_claims_no_file_extension() -> None:
     assert load(PLUGIN / ".mcp.json") == {"mcpServers": {"freshpass": {"command": "freshpass", "args": ["mcp"]}}}
 
     hooks = load(PLUGIN / "hooks" / "hooks.json")["hooks"]
-    assert set(hooks) == {"PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop"}
+    assert set(hooks) == {"PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop"}
+    assert [h["command"] for h in hooks_for("PreToolUse", "Bash")] == ["freshpass hook pre"]
     assert [h["command"] for h in hooks_for("PostToolUse", "Bash")] == ["freshpass hook record"]
     assert [h["command"] for h in hooks_for("PostToolUseFailure", "Bash")] == ["freshpass hook record"]
     assert hooks_for("PostToolUse", "Edit") == []  # only shell runs are reports of checks
@@ -142,6 +147,7 @@ def test_the_plugins_hooks_record_claudes_own_runs_and_gate_its_stop(repo: Path)
     newest = receipts(repo)[0]
     assert (newest["status"], newest["scope"], newest["session"]) == ("passed", "full", SESSION)
     assert newest["details"]["via"] == "claude-code PostToolUse"
+    assert (newest["observed"], newest["details"]["content_bound"]) == ("reported", "start")  # the pair kept it
     assert stop(repo, "All tests pass.") == [""]
     status = run_cli("status", "--json", str(repo))
     assert json.loads(status.stdout)["status"] == "passed"

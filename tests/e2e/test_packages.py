@@ -97,3 +97,28 @@ async def test_a_verify_asked_for_a_package_runs_the_package_s_check(lsp: Sessio
     assert result["status"]["root"] == str(backend) and result["status"]["scope"] == "full"
     code, output = await freshpass(root, "status", "--json", str(backend))
     assert code == 0 and json.loads(output)["root"] == str(backend), output
+
+
+async def test_a_terminal_run_the_editor_reports_in_a_package_records_against_the_package(
+    lsp: Session, tmp_path: Path
+) -> None:
+    """`freshpass/recordRun` (VS Code's shell integration) of a run in backend/ is the package's receipt, as
+    `freshpass run` there records it — even when the server only knows the workspace root — and it says it was
+    reported, not watched."""
+    root = monorepo(tmp_path / "repo")
+    backend = root / "backend"
+    await lsp.initialize(root)
+    answer = as_json(
+        await lsp.client.protocol.send_request_async(
+            "freshpass/recordRun",
+            {"commandLine": "pytest -q", "cwd": str(backend), "exitCode": 0, "output": "1 passed in 0.01s\n",
+             "durationMs": 900},
+        )
+    )  # fmt: skip
+    assert answer["recorded"] is True, answer
+    _, output = await freshpass(root, "log", "--json", str(backend))
+    [receipt] = json.loads(output)["receipts"]
+    assert (receipt["root"], receipt["observed"], receipt["status"]) == (str(backend), "reported", "passed")
+    assert receipt["details"]["via"] == "editor recordRun" and receipt["stale_at_record"] is False
+    _, output = await freshpass(root, "status", "--json", str(backend))
+    assert (json.loads(output)["status"], json.loads(output)["scope"]) == ("passed", "full")

@@ -134,7 +134,9 @@ async def test_command_not_found_says_what_where_and_which_setting(bare: Session
     assert "freshpass.verify.path" in message  # what fixes it
     assert "(exit 127)" not in message.replace("exit 127", "", 1), message  # the exit code said once
     assert message in run_output(bare)
-    assert result["evidence"]["details"]["environment"]["not_found"] == "pytest"
+    # A check that never started has not failed: nothing is recorded and the status stays as it was.
+    assert (result["recorded"], result["evidence"]) == (False, None)
+    assert result["status"]["status"] == "unverified"
 
 
 # ---- `freshpass run` --------------------------------------------------------------------------------------------
@@ -195,3 +197,50 @@ async def test_a_package_uses_the_workspace_virtualenv(bare: Session, tmp_path: 
     assert result["exitCode"] == 0, run_output(bare)
     assert result["evidence"]["details"]["environment"]["virtualenv"] == str(venv)
     assert result["status"]["root"] == str(backend)
+
+
+# ---- the MCP server's `run` -------------------------------------------------------------------------------------
+
+
+async def mcp_run(project: Path, environment: dict[str, str]) -> dict[str, Any]:
+    """`run` through the official MCP SDK's stdio client, in a server whose PATH has no pytest."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "freshpass", "mcp", "--root", str(project)], env=environment
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        result = await client.call_tool("run", {"command": "pytest -q -p no:cacheprovider"})
+        assert not result.is_error, result.content
+        assert result.structured_content is not None
+        return dict(result.structured_content)
+
+
+async def test_mcp_run_finds_the_projects_virtualenv(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "proj")
+    ran = await mcp_run(project, bare_environment(tmp_path))
+
+    assert (ran["exit_code"], ran["status"], ran["recorded"]) == (0, "passed", True), ran["output_tail"]
+    assert ran["receipts"][0]["details"]["environment"]["virtualenv"] == str(project / ".venv")
+    assert f"put {project / '.venv' / 'bin'} first on PATH" in ran["output_tail"]
+
+
+async def test_mcp_run_of_a_missing_program_records_nothing(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "proj", venv=False)
+    ran = await mcp_run(project, bare_environment(tmp_path))
+
+    assert (ran["exit_code"], ran["status"], ran["recorded"], ran["receipts"]) == (127, "not run", False, [])
+    assert "`pytest` was not found" in ran["reason"] and str(project / ".venv") in ran["reason"]
+    log = json.loads(run_cli("log", "--json", cwd=project).stdout)["receipts"]
+    assert log == []
+
+
+def test_run_of_a_missing_program_records_nothing(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "proj", venv=False)
+    ran = run_cli("run", "--", "pytest -q", cwd=project, env=bare_environment(tmp_path))
+
+    assert ran.returncode == 127
+    assert "`pytest` was not found" in ran.stderr and "nothing recorded: it never ran" in ran.stderr
+    assert json.loads(run_cli("log", "--json", cwd=project).stdout)["receipts"] == []

@@ -434,7 +434,13 @@ def test_done_rules_reject_bad_values(rules: dict[str, Any], message: str) -> No
 
 def event(id: int, kind: str = "test", scope: str = "full", status: str = "passed", stale: bool = False, content=None):
     return SimpleNamespace(
-        id=id, kind=kind, scope=scope, status=status, stale_at_record=stale, content_id=content or f"c{id}"
+        id=id,
+        kind=kind,
+        scope=scope,
+        counted_scope=scope,
+        status=status,
+        stale_at_record=stale,
+        content_id=content or f"c{id}",
     )
 
 

@@ -11,10 +11,11 @@ from freshpass.evidence.hooks import (
     Skip,
     StopRequest,
     cursor_stop_request,
-    exit_status,
     reported_run,
     stop_request,
 )
+from freshpass.evidence.receipts import Actor
+from freshpass.evidence.runs import Report, confirms, exit_status
 
 ROOT = str(Path("/").resolve())
 BASH = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "pytest -q"}, "cwd": ROOT,
@@ -87,8 +88,25 @@ def test_payloads_that_report_no_usable_run(payload: Any, reason: str) -> None:
     ],
 )
 def test_exit_status(exit_code: int | None, output: str, expected: int | None) -> None:
-    run = ReportedRun("codex", "PostToolUse", "pytest", Path(ROOT), exit_code, output, "s")
-    assert exit_status(run) == expected
+    report = Report("pytest", Path(ROOT), exit_code, output, Actor("agent", "s"), "codex PostToolUse", 0.0)
+    assert exit_status(report) == expected
+
+
+@pytest.mark.parametrize(
+    ("output", "exit_code", "expected"),
+    [
+        ("===== 3 passed in 0.3s =====", 0, True),
+        ("test result: ok. 4 passed; 0 failed; 0 ignored", 0, True),
+        ("===== 1 failed, 2 passed in 0.3s =====", 0, False),  # a summary that contradicts the exit status
+        ("all good", 0, False),  # no summary at all: an agent could have echoed anything
+        ("", 0, False),
+        ("===== 1 failed in 0.3s =====", 1, True),
+    ],
+)
+def test_a_reported_test_run_is_confirmed_only_by_a_summary_that_agrees_with_its_exit_status(
+    output: str, exit_code: int, expected: bool
+) -> None:
+    assert confirms(output, exit_code) is expected
 
 
 def test_stop_requests() -> None:

@@ -1,5 +1,5 @@
 """Fuzzing the parsers outside facts/ that read what a repository or a client controls: never an uncaught
-exception, every input answered within 1 s (issue 11). Facts' manifest parsers and shell splitter are fuzzed with
+exception, every input answered within 1 s. Facts' manifest parsers and shell splitter are fuzzed with
 facts."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from freshpass.ledger.git import Repository, _config_values, resolve_head
 from freshpass.runner.readiness import ReadinessError, ready_target
 from freshpass.runner.terminal import safe
-from freshpass.server.app import uri_to_path
+from freshpass.server.wire import uri_to_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -104,6 +104,7 @@ async def test_record_round_trip_newest_first(ledger_path: Path) -> None:
             "finished_at",
             "session",
             "tests",
+            "observed",
         }
         assert status_json["finished_at"].endswith("Z")
 
@@ -405,3 +406,22 @@ async def test_a_full_disk_is_named_as_such(ledger_path: Path, monkeypatch: pyte
     )
     error = ledger._translate(sqlite3.OperationalError("disk I/O error"), "record evidence in")
     assert "I/O error" in str(error) and "writable" not in str(error)
+
+
+async def test_a_tool_calls_start_is_taken_once_and_the_table_stays_bounded(ledger_path: Path) -> None:
+    async with await Ledger.open(ledger_path) as ledger:
+        await ledger.remember_start("s\x1ftoolu_1", "/work/project", "git:abc")
+        await ledger.remember_start("s\x1ftoolu_2", "/work/project", None)
+        taken = await ledger.take_start("s\x1ftoolu_1")
+        assert taken is not None and taken[1:] == ("/work/project", "git:abc")
+        assert await ledger.take_start("s\x1ftoolu_1") is None  # taken: a replayed report finds no start
+        assert (await ledger.take_start("s\x1ftoolu_2"))[1:] == ("/work/project", None)  # type: ignore[index]
+
+
+async def test_observed_is_kept_and_checked(ledger_path: Path) -> None:
+    async with await Ledger.open(ledger_path) as ledger:
+        kept = await ledger.record(draft(observed="unconfirmed"))
+        assert (kept.observed, kept.counted_scope, kept.scope) == ("unconfirmed", "targeted", "full")
+        assert (await ledger.get(kept.id)).observed == "unconfirmed"  # type: ignore[union-attr]
+        with pytest.raises(ValueError, match="observed"):
+            await ledger.record(draft(observed="made up"))

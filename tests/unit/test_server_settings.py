@@ -69,7 +69,7 @@ def test_file_uris_map_to_exact_paths() -> None:
     import os
     from pathlib import Path
 
-    from freshpass.server.app import uri_to_path
+    from freshpass.server.wire import uri_to_path
 
     latin1 = Path(os.fsdecode(b"/tmp/caf\xe9/a b.py"))
     assert uri_to_path(latin1.as_uri()) == latin1
@@ -79,7 +79,7 @@ def test_file_uris_map_to_exact_paths() -> None:
 
 
 def test_trusted_fails_closed() -> None:
-    from freshpass.server.app import trusted_from
+    from freshpass.server.client import trusted_from
 
     assert trusted_from({}) is True  # a client without workspace trust (Neovim)
     assert trusted_from({"trusted": True}) is True

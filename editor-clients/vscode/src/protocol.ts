@@ -45,6 +45,8 @@ export interface Evidence {
   duration?: number | null;
   session?: string | null;
   tests?: TestCounts | null;
+  /** How freshpass knows of the run: watched (it ran it), reported (told afterwards), unconfirmed (never full). */
+  observed?: "watched" | "reported" | "unconfirmed" | null;
   /** The bounded output summary: its first and last characters. */
   output?: { head?: string; tail?: string; omitted?: number } | null;
   /** Who ran a shared receipt that counts here (design §4.6). */

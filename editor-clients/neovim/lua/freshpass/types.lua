@@ -32,6 +32,7 @@
 --- @field finished_at string UTC ISO 8601
 --- @field session string
 --- @field tests {passed: integer, failed: integer, skipped: integer}|nil
+--- @field observed 'watched'|'reported'|'unconfirmed' how freshpass knows of the run (unconfirmed: never full)
 --- @field shared freshpass.Provenance|nil only on a counted shared receipt: who ran it and where
 
 --- @class freshpass.Provenance
