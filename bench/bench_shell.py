@@ -39,7 +39,8 @@ LOOPS = {
     ),
     "fish": (
         ["fish", "--no-config", "-i", "-c"],
-        "printf %s $FP_INIT | source; functions -q __freshpass_preexec; or exit 3; cd $FP_CWD; for i in (seq $FP_N); {HOOK} end",
+        "printf %s $FP_INIT | source; functions -q __freshpass_preexec; or exit 3; "
+        "cd $FP_CWD; for i in (seq $FP_N); {HOOK} end",
         'emit fish_preexec "ls -la"; emit fish_postexec "ls -la";',
     ),
 }
