@@ -125,6 +125,7 @@ def shell_setup(shell: str, home: Path, env: dict[str, str]) -> list[str]:
     return ["fish", "-i"]
 
 
+@pytest.mark.timeout(600)  # each shell types four runs of a real pytest; the waits return as soon as state is there
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_checks_typed_in_a_terminal_become_receipts(shell: str, tmp_path: Path) -> None:
     if shutil.which(shell) is None or shutil.which("tmux") is None:
