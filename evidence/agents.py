@@ -144,8 +144,9 @@ def done_commands(status: Status | None, rules: DoneRules) -> list[dict[str, str
 
 
 def fresh_receipts(status: Status) -> dict[str, Evidence]:
-    """Each kind's receipt that ran against the root's current content."""
-    return {kind: state.evidence for kind, state in status.fresh_kinds().items()}
+    """Each kind's receipt that ran against the root's current content, as it counts: a flaky kind's failure,
+    unless the project lets its pass count."""
+    return status.counted_receipts()
 
 
 def code_paths(paths: Iterable[str], ignored: pathspec.PathSpec | None = None) -> list[str]:
@@ -180,6 +181,14 @@ def _evidence_gap(status: Status, rules: DoneRules, receipts: Mapping[str, Evide
         if receipt is None:
             continue
         command = _quote(receipt.command or receipt.canonical_command or kind)
+        state = status.kinds.get(kind)
+        pair = state.flaky if state is not None else None
+        if pair is not None:
+            return (
+                f"The {kind} run {command} is flaky against this content: receipt #{pair['passed'].id} passed and "
+                f"receipt #{pair['failed'].id} failed, so the pass does not count (the project can opt in with "
+                '[tool.freshpass] flaky = "pass-counts").'
+            )
         if receipt.status == "failed":
             reason = receipt.reason or (f"exit {receipt.exit_code}" if receipt.exit_code is not None else "")
             return f"The latest {kind} run against this content, {command}, failed" + (

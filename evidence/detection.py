@@ -97,9 +97,12 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _detect(root: Path) -> ProjectFacts:
+    from freshpass.evidence.shell_hook import write_cache
     from freshpass.facts.detect import detect_facts
 
-    return detect_facts(root)
+    facts = detect_facts(root)
+    write_cache(root, facts)  # the shell hook's first words follow the facts (a trusted folder only)
+    return facts
 
 
 async def detect_bounded(

@@ -15,6 +15,7 @@ IGNORE_PROSE: bool = True
 NUDGE_BUDGET: int = 2
 DONE_KINDS: tuple[str, ...] = ("test",)
 DONE_SCOPE: str = "full"
+GATE_KINDS: tuple[str, ...] = ("test",)
 VERIFY_TIMEOUT: float = 1800.0
 VERIFY_PATH: tuple[str, ...] = ()
 TERMINAL_EVIDENCE: bool = True
@@ -35,6 +36,7 @@ DEFAULTS: dict[str, object] = {
     "nudge.budget": NUDGE_BUDGET,
     "done.kinds": DONE_KINDS,
     "done.scope": DONE_SCOPE,
+    "gate.kinds": GATE_KINDS,
     "verify.timeout": VERIFY_TIMEOUT,
     "verify.path": VERIFY_PATH,
     "terminalEvidence": TERMINAL_EVIDENCE,

@@ -71,17 +71,29 @@ def pick_headline(receipts: Mapping[str, Evidence]) -> Evidence | None:
 class KindState:
     """One kind of check in a status: its newest receipt, and whether that receipt covers the content now."""
 
-    status: str  # the receipt's `passed` | `failed` when fresh, else `stale`
+    status: str  # the receipt's `passed` | `failed` when fresh (`flaky` when contradicted), else `stale`
     scope: str | None  # the receipt's `full` | `targeted` when fresh, else None
     fresh: bool
     evidence: Evidence
+    # The receipt that contradicts `evidence`: the same full check on the same content with the other outcome.
+    contradicted_by: Evidence | None = None
+
+    @property
+    def flaky(self) -> dict[str, Evidence] | None:
+        """Both receipts of a flaky result, `{"passed": …, "failed": …}`, else None."""
+        if self.contradicted_by is None:
+            return None
+        pair = (self.evidence, self.contradicted_by)
+        return {outcome: next(r for r in pair if r.status == outcome) for outcome in ("passed", "failed")}
 
     def to_json(self) -> dict[str, Any]:
+        pair = self.flaky
         return {
             "status": self.status,
             "scope": self.scope,
             "fresh": self.fresh,
             "evidence": self.evidence.status_json(),
+            "flaky": {outcome: receipt.status_json() for outcome, receipt in pair.items()} if pair else None,
         }
 
 
@@ -94,13 +106,14 @@ class Status:
     """
 
     root: str
-    status: str = "unverified"  # passed | failed | stale | unverified
+    status: str = "unverified"  # passed | failed | flaky | stale | unverified
     scope: str | None = None  # full | targeted, when the headline receipt is fresh
     kinds: Mapping[str, KindState] = field(default_factory=dict)
     evidence: Evidence | None = None  # the headline receipt
     changed_paths: tuple[str, ...] = ()  # root-relative files that differ from what a stale headline ran against
     verify_commands: tuple[VerifyCommand, ...] = ()
     shared: tuple[SharedView, ...] = ()  # shared receipts of the current content, newest first (design §4.6)
+    flaky_counts: bool = False  # [tool.freshpass] flaky = "pass-counts": a flaky kind's pass counts as verified
 
     @property
     def has_evidence(self) -> bool:
@@ -114,13 +127,22 @@ class Status:
             return set(self.changed_paths) | set(failed)
         if self.status == "unverified" and not self.has_evidence:
             return set(unverified)
-        if self.status == "failed":
+        if self.status == "failed" or (self.status == "flaky" and not self.flaky_counts):
             return set(failed)
         return set()
 
     def fresh_kinds(self) -> dict[str, KindState]:
         """The kinds whose newest receipt covers the content now."""
         return {kind: state for kind, state in self.kinds.items() if state.fresh}
+
+    def counted_receipts(self) -> dict[str, Evidence]:
+        """Each fresh kind's receipt as evidence counts it: a flaky kind gives its failure (never verified) unless
+        the project lets the pass count (`flaky = "pass-counts"`)."""
+        counted: dict[str, Evidence] = {}
+        for kind, state in self.fresh_kinds().items():
+            pair = state.flaky
+            counted[kind] = state.evidence if pair is None else pair["passed" if self.flaky_counts else "failed"]
+        return counted
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -132,6 +154,7 @@ class Status:
             "changed_paths": list(self.changed_paths),
             "verify_commands": [command.to_json() for command in self.verify_commands],
             "shared": [view.to_json() for view in self.shared],
+            "flaky_counts": self.flaky_counts,
         }
 
 
@@ -141,31 +164,41 @@ def build_status(
     newest: Mapping[str, Evidence],
     changed: Sequence[str] = (),
     verify_commands: Iterable[VerifyCommand] = (),
+    contradicting: Mapping[str, Evidence] | None = None,
+    *,
+    flaky_counts: bool = False,
 ) -> Status:
     """The status from each kind's freshest and newest receipts.
 
     `fresh`: per kind, the newest evidence recorded against the current content (and not already stale when
     recorded). `newest`: per kind, the newest evidence at all. `changed`: paths that differ from the content of
-    the stale headline evidence (ignored when something is fresh).
+    the stale headline evidence (ignored when something is fresh). `contradicting`: per kind, a receipt of the
+    same full check on the same content with the other outcome (`Ledger.opposites`): that kind is `flaky`.
     """
+    contradicting = contradicting or {}
     kinds: dict[str, KindState] = {}
     for kind in sorted(set(fresh) | set(newest)):
         receipt = fresh.get(kind)
-        if receipt is not None:
+        other = contradicting.get(kind)
+        if receipt is not None and other is not None and {receipt.status, other.status} == {"passed", "failed"}:
+            kinds[kind] = KindState("flaky", receipt.counted_scope, True, receipt, other)
+        elif receipt is not None:
             kinds[kind] = KindState(receipt.status, receipt.counted_scope, True, receipt)
         else:
             kinds[kind] = KindState("stale", None, False, newest[kind])
 
     headline = pick_headline(fresh)
     if headline is not None:
-        status, scope, changed = headline.status, headline.counted_scope, ()
+        status, scope, changed = kinds[headline.kind].status, headline.counted_scope, ()
     else:
         headline = pick_headline(newest)
         status = "stale" if headline is not None else "unverified"
         scope = None
         if headline is None:
             changed = ()
-    return Status(root, status, scope, kinds, headline, tuple(changed), tuple(verify_commands))
+    return Status(
+        root, status, scope, kinds, headline, tuple(changed), tuple(verify_commands), flaky_counts=flaky_counts
+    )
 
 
 async def root_status(
@@ -185,6 +218,7 @@ async def root_status(
     root_key = os.fspath(root)
     current = snapshot if snapshot is not None else await asyncio.to_thread(ContentRules.of(facts).snapshot, root_key)
     fresh, newest = await ledger.heads(root_key, current.content_id)
+    contradicting = await ledger.opposites(root_key, fresh) if fresh else {}
     changed: list[str] = []
     if not fresh:
         reference = pick_headline(newest)
@@ -193,7 +227,15 @@ async def root_status(
             changed = await asyncio.to_thread(
                 changed_paths, root_key, reference.content_id, current, old_manifest=old_manifest
             )
-    status = build_status(root_key, fresh, newest, changed, facts.verify_commands if facts is not None else ())
+    status = build_status(
+        root_key,
+        fresh,
+        newest,
+        changed,
+        facts.verify_commands if facts is not None else (),
+        contradicting,
+        flaky_counts=facts is not None and facts.flaky == "pass-counts",
+    )
     from freshpass.ledger.shared import SharedOptions
 
     return await with_shared_receipts(status, current, facts, shared or SharedOptions())

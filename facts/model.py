@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 Kind = Literal["test", "lint", "typecheck", "build", "check"]
 KINDS: tuple[Kind, ...] = ("test", "lint", "typecheck", "build", "check")
+FLAKY_POLICIES = ("fail", "pass-counts")  # [tool.freshpass] flaky
 
 # Where a check was learned, strongest first (design §2): the project said so to freshpass; a local entry point a
 # contributor runs (wrapper script, Make/just/Task target, package script, tox env, nox session); a command the
@@ -184,6 +185,11 @@ class ProjectFacts:
     ignore_prose: bool = True  # [tool.freshpass] ignore_prose: prose files never make evidence stale
     set_aside: list[SetAside] = field(default_factory=list)
     shared_trust: SharedTrust = field(default_factory=SharedTrust)  # [tool.freshpass.shared]
+    # [tool.freshpass] flaky: "fail" (default: a pass on content that also failed the same full check is not
+    # verified) or "pass-counts" (it is, and the status still says flaky).
+    flaky: str = "fail"
+    # [tool.freshpass] gate: the kinds `freshpass gate` requires a fresh full pass of (None: the user's setting).
+    gate: tuple[str, ...] | None = None
     # Kinds whose primary is a close call between candidates of similar strength (two documented commands, two
     # declared entry points, no document to break the tie): the editors and `freshpass facts --choose` ask once.
     ambiguous: tuple[str, ...] = ()

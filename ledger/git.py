@@ -249,6 +249,15 @@ def _config_values(repository: Repository) -> tuple[dict[str, str], str]:
     return core, object_format
 
 
+def config_value(repository: Repository, section: str, key: str) -> str | None:
+    """The last value of `section.key` (no subsection) in the repository's own config file, read as data."""
+    found = None
+    for entry in _config_entries(repository):
+        if entry.section == section.lower() and entry.subsection is None and entry.key == key.lower():
+            found = entry.value
+    return found
+
+
 def object_format(repository: Repository) -> str:
     """`sha1` or `sha256`: how the repository names its objects."""
     return _config_values(repository)[1]

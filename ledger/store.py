@@ -834,6 +834,35 @@ class Ledger:
 
         return await self._run("read", query)
 
+    async def opposites(self, root: str | os.PathLike[str], fresh: Mapping[str, Evidence]) -> dict[str, Evidence]:
+        """Per kind, the newest receipt that contradicts `fresh[kind]`: the same full check (canonical command) on
+        the same content, not stale when recorded, with the other outcome (a failure for a pass, a pass for a
+        failure). Both together are a flaky result. Index lookups only (O(kinds · log n))."""
+        root_key = db_text(os.fspath(root))
+        wanted = {
+            kind: receipt
+            for kind, receipt in fresh.items()
+            if receipt.scope == "full" and receipt.status in ("passed", "failed") and receipt.id is not None
+        }
+        if not wanted:
+            return {}
+
+        async def query(db: aiosqlite.Connection) -> dict[str, Evidence]:
+            found: dict[str, Evidence] = {}
+            for kind, receipt in wanted.items():
+                other = "failed" if receipt.status == "passed" else "passed"
+                async with db.execute(
+                    f"{_SELECT_EVIDENCE} WHERE root = ? AND content_id = ? AND kind = ? AND stale_at_record = 0 "
+                    "AND scope = 'full' AND status = ? AND canonical_command = ? AND id != ? ORDER BY id DESC LIMIT 1",
+                    (root_key, receipt.content_id, kind, other, receipt.canonical_command, receipt.id),
+                ) as cursor:
+                    row = await cursor.fetchone()
+                if row is not None:
+                    found[kind] = _evidence_from_row(row)
+            return found
+
+        return await self._run("read", query)
+
     async def manifest(self, content_id: str) -> dict[str, str] | None:
         """The file manifest stored for a non-git content id, if any."""
 

@@ -29,9 +29,12 @@ DETECT_WAIT = 5.0  # seconds a refresh waits for facts detection before going on
 
 def load_facts(root: Path) -> ProjectFacts:
     """Facts of a root; detection never raises for a malformed project, but a bug must not take the server down."""
+    from freshpass.evidence.shell_hook import write_cache
     from freshpass.facts.detect import detect_facts
 
-    return detect_facts(root)
+    facts = detect_facts(root)
+    write_cache(root, facts)  # the shell hook's first words follow the facts (a trusted folder only)
+    return facts
 
 
 def unavailable_status(root: Path, facts: ProjectFacts | None) -> Status:

@@ -164,7 +164,7 @@ class DiagnosticsFeature(Feature):
         """The content stale-ness is measured against: the receipt's, or the server's first look without one."""
         if not root.status.has_evidence:
             return root.baseline.content_id if root.baseline is not None else None
-        if root.status.status in ("passed", "failed") and root.snapshot is not None:
+        if root.status.status in ("passed", "failed", "flaky") and root.snapshot is not None:
             return root.snapshot.content_id  # fresh: the receipt ran against exactly the current content
         return root.status.evidence.content_id if root.status.evidence is not None else None
 

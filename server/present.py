@@ -120,6 +120,11 @@ def lens_title(status: Status, now: float | None = None, *, changed_count: int |
     if state == "failed":
         reason = reason_of(evidence) or f"exit {evidence.exit_code}"
         return f"✗ failed · {reason} · {command} · {when}"
+    if state == "flaky":
+        pair = status.kinds[evidence.kind].flaky if evidence.kind in status.kinds else None
+        both = f"#{pair['passed'].id} passed, #{pair['failed'].id} failed" if pair else "passed and failed"
+        counted = "pass counts" if status.flaky_counts else "not verified"
+        return f"≈ flaky · {both} on this content · {command} · {counted}"
     if status.scope == "targeted" or evidence.scope == "targeted":
         return f"◐ targeted · {command} · {when}"
     return f"✓ full · {command} · {when}"
@@ -244,7 +249,7 @@ def hover_markdown(
         if len(changed) > max_paths:
             lines.append(f"- … and {len(changed) - max_paths} more")
         lines.append("")
-    elif state in ("passed", "failed"):
+    elif state in ("passed", "failed", "flaky"):
         lines.append("The receipt ran against exactly the content this root has now.")
         lines.append("")
     if latest_change is not None:

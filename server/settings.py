@@ -45,6 +45,7 @@ class Settings:
     nudge_budget: int = defaults.NUDGE_BUDGET
     done_kinds: tuple[str, ...] = defaults.DONE_KINDS
     done_scope: str = defaults.DONE_SCOPE
+    gate_kinds: tuple[str, ...] = defaults.GATE_KINDS  # what `freshpass gate` requires (the CLI reads the default)
     verify_timeout: float = defaults.VERIFY_TIMEOUT
     verify_path: tuple[str, ...] = defaults.VERIFY_PATH
     terminal_evidence: bool = defaults.TERMINAL_EVIDENCE
@@ -154,6 +155,7 @@ SPECS: dict[str, _Spec] = {
     "nudge.budget": _Spec("nudge_budget", _non_negative_int),
     "done.kinds": _Spec("done_kinds", _kinds),
     "done.scope": _Spec("done_scope", _scope),
+    "gate.kinds": _Spec("gate_kinds", _kinds),
     "verify.timeout": _Spec("verify_timeout", _positive_seconds),
     "verify.path": _Spec("verify_path", _strings),
     "terminalEvidence": _Spec("terminal_evidence", _bool),

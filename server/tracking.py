@@ -152,7 +152,11 @@ class Tracker:
             # A fresh failure covers what was uncovered with a failing run: those files stay uncovered until a pass.
             state = status.status
             root.failed_paths = (
-                set() if state == "passed" else root.stale_paths() if state == "failed" else root.failed_paths
+                set()
+                if state == "passed" or (state == "flaky" and status.flaky_counts)
+                else root.stale_paths()
+                if state in ("failed", "flaky")
+                else root.failed_paths
             )
         root.status, root.status_known = status, True
         return changed

@@ -88,7 +88,22 @@ async def _status(root: Path, *, json_output: bool) -> int:
         print(json.dumps(status.to_json(), indent=2))  # ensure_ascii: control characters become \u escapes
     else:
         print(describe_status(status, facts_read=facts is not None))
-    return 0 if status.status == "passed" else 1
+    return 0 if status.status == "passed" or (status.status == "flaky" and status.flaky_counts) else 1
+
+
+def describe_flaky(status: Status) -> list[str]:
+    """One line per flaky kind: both receipts, and whether the pass counts."""
+    lines = []
+    for kind, state in status.kinds.items():
+        pair = state.flaky
+        if pair is None:
+            continue
+        counted = 'the pass counts (flaky = "pass-counts")' if status.flaky_counts else "the pass does not count"
+        lines.append(
+            f"  flaky     {kind}: receipt #{pair['passed'].id} passed and receipt #{pair['failed'].id} failed on "
+            f"this content; {counted}"
+        )
+    return lines
 
 
 async def read_facts(root: Path, command: str) -> ProjectFacts | None:
@@ -142,6 +157,7 @@ def describe_status(status: Status, max_paths: int = 10, *, facts_read: bool = T
             f"  {evidence.kind:<9} {safe(evidence.command)}  → {verdict}{reason}, exit {evidence.exit_code}, "
             f"{age(evidence.finished_at)} ({receipt}{_tests_text(evidence.tests)})"
         )
+    lines += describe_flaky(status)
     for kind, entry in status.kinds.items():
         other = entry.evidence
         if other is evidence or (evidence is not None and other.id and other.id == evidence.id):

@@ -51,4 +51,22 @@ def run(args: argparse.Namespace) -> int:
         say(f"freshpass trust: {safe(str(exc))}")
         return 1
     say(f"freshpass trust: {safe(stored)} is trusted: agents' tools may run its approved checks")
+    _prime_shell_hook(stored)
     return 0
+
+
+def _prime_shell_hook(folder: str) -> None:
+    """Read the trusted folder's checks once, so the shell hook knows their first words from the next prompt."""
+    import asyncio
+    from pathlib import Path
+
+    from freshpass.evidence.detection import Unavailable, detect_bounded
+    from freshpass.facts.roots import find_root
+
+    root = find_root(Path(folder))
+    if root is None:
+        return
+    try:
+        asyncio.run(detect_bounded(root))  # writes the cache
+    except Unavailable:
+        pass

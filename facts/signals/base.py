@@ -98,6 +98,8 @@ class Collector:
         self.ignore: list[str] = []
         self.shared_trust = SharedTrust()
         self.ignore_prose = True
+        self.flaky = "fail"
+        self.gate: tuple[str, ...] | None = None
         self.docs: list[tuple[str, str, int, str]] = []  # (command line, source, position, cwd) from the docs
         # What a package directory's environment manager is (".": "uv"), for spelling tool commands.
         self.python_managers: dict[str, str | None] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from freshpass.facts.model import KINDS, SHARED_ACTORS, Kind, SharedTrust
+from freshpass.facts.model import FLAKY_POLICIES, KINDS, SHARED_ACTORS, Kind, SharedTrust
 
 from .base import Candidate, Collector, get_path, normalise_cwd
 
@@ -70,6 +70,17 @@ def _read_config(c: Collector, config: Any, rel: str, prefix: str) -> None:
         c.problem(rel, f"{where}ignore_prose must be true or false")
     else:
         c.ignore_prose = ignore_prose
+    flaky = config.get("flaky", "fail")
+    if flaky not in FLAKY_POLICIES:
+        c.problem(rel, f"{where}flaky must be one of {', '.join(repr(p) for p in FLAKY_POLICIES)}, got {flaky!r}")
+    else:
+        c.flaky = flaky
+    gate = config.get("gate")
+    if gate is not None:
+        if not isinstance(gate, list) or not gate or not all(isinstance(k, str) and k in KINDS for k in gate):
+            c.problem(rel, f"{where}gate must be a non-empty array of kinds ({', '.join(KINDS)})")
+        else:
+            c.gate = tuple(dict.fromkeys(gate))
     ignore = config.get("ignore", [])
     if not isinstance(ignore, list) or not all(isinstance(g, str) for g in ignore):
         c.problem(rel, f"{where}ignore must be an array of gitignore-style glob strings")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from freshpass.evidence.agents import decide
 from freshpass.evidence.status import build_status, root_status
 from freshpass.facts.model import ProjectFacts, VerifyCommand
 from freshpass.ledger.content import snapshot
@@ -210,6 +212,7 @@ async def test_headline_prefers_test_and_kinds_show_each_kind(repo: Path) -> Non
             "scope": "full",
             "fresh": True,
             "evidence": status["kinds"]["lint"]["evidence"],
+            "flaky": None,
         }
         assert status["kinds"]["lint"]["evidence"]["id"] == lint_id
         newer_fail = await record_pass(ledger, repo, status="failed", exit_code=1)
@@ -310,3 +313,37 @@ def test_ignore_prose_must_be_a_boolean(tmp_path: Path) -> None:
     facts = detect_facts(tmp_path)
     assert facts.ignore_prose is True
     assert any("ignore_prose must be true or false" in problem.message for problem in facts.problems)
+
+
+async def test_a_fail_then_a_pass_of_the_same_full_check_on_the_same_content_is_flaky(repo: Path) -> None:
+    async with await Ledger.open() as ledger:
+        failed_id = await record_pass(ledger, repo, status="failed", exit_code=1)
+        passed_id = await record_pass(ledger, repo)
+        status = await root_status(ledger, str(repo), facts_for(repo))
+    written = status.to_json()
+    assert (written["status"], written["flaky_counts"]) == ("flaky", False)
+    pair = written["kinds"]["test"]["flaky"]
+    assert (pair["passed"]["id"], pair["failed"]["id"]) == (passed_id, failed_id)
+    # Not verified: the done-check counts the failure of the pair.
+    assert status.counted_receipts()["test"].id == failed_id
+    assert decide(status).verdict != "verified"
+
+
+async def test_the_project_can_let_a_flaky_pass_count(repo: Path) -> None:
+    async with await Ledger.open() as ledger:
+        await record_pass(ledger, repo, status="failed", exit_code=1)
+        passed_id = await record_pass(ledger, repo)
+        facts = replace(facts_for(repo), flaky="pass-counts")
+        status = await root_status(ledger, str(repo), facts)
+    assert (status.status, status.flaky_counts) == ("flaky", True)
+    assert status.counted_receipts()["test"].id == passed_id
+    assert decide(status).verdict == "verified"
+
+
+async def test_a_targeted_failure_or_another_command_does_not_make_a_full_pass_flaky(repo: Path) -> None:
+    async with await Ledger.open() as ledger:
+        await record_pass(ledger, repo, status="failed", exit_code=1, scope="targeted")
+        await record_pass(ledger, repo, status="failed", exit_code=1, canonical_command="tox")
+        await record_pass(ledger, repo)
+        status = await root_status(ledger, str(repo), facts_for(repo))
+    assert status.status == "passed" and status.kinds["test"].flaky is None

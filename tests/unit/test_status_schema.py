@@ -56,6 +56,10 @@ STATUSES = {
         "/r", {}, {"test": receipt(5, status="failed", exit_code=1, reason="no tests ran")}, ["a.py"]
     ),
     "empty": Status("/r"),
+    # The same full check failed and passed on this content: flaky, naming both receipts.
+    "flaky": build_status(
+        "/r", {"test": receipt(7)}, {"test": receipt(7)}, (), COMMANDS, {"test": receipt(6, status="failed")}
+    ),
     # Shared receipts of this content (design §4.6): one shown and not counted, one standing in for the tests.
     "shared, not counted": with_shared(build_status("/r", {}, {}), [SHOWN]),
     "shared, counted": with_shared(build_status("/r", {}, {"lint": receipt(2, kind="lint")}), [SHOWN, COUNTED]),
@@ -112,3 +116,10 @@ def test_the_clients_name_the_schema_s_fields() -> None:
     assert lua_fields("freshpass.VerifyCommand") == set(SCHEMA["$defs"]["verify_command"]["required"])
     assert typescript_fields("SharedReceipt") == schema_fields("$defs", "shared") == lua_fields("freshpass.Shared")
     assert typescript_fields("Provenance") == schema_fields("$defs", "provenance") == lua_fields("freshpass.Provenance")
+
+
+def test_a_flaky_status_names_both_receipts() -> None:
+    written = STATUSES["flaky"].to_json()
+    assert written["status"] == "flaky" and written["kinds"]["test"]["status"] == "flaky"
+    pair = written["kinds"]["test"]["flaky"]
+    assert (pair["passed"]["id"], pair["failed"]["id"]) == (7, 6)

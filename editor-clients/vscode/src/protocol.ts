@@ -103,6 +103,8 @@ export interface KindState {
   scope?: string | null;
   fresh: boolean;
   evidence: Evidence;
+  /** Both receipts of a flaky result (the same full check on the same content, each outcome once). */
+  flaky?: { passed: Evidence; failed: Evidence } | null;
 }
 
 /**
@@ -118,6 +120,8 @@ export interface RootStatus {
   changed_paths?: string[] | null;
   verify_commands?: VerifyCommand[] | null;
   shared?: SharedReceipt[] | null;
+  /** `[tool.freshpass] flaky = "pass-counts"`: a flaky kind's pass counts as verified. */
+  flaky_counts?: boolean;
 }
 
 /** Parameters of `freshpass.verify` (one object in `arguments`). */

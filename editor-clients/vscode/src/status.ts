@@ -5,13 +5,14 @@
  */
 import type { Evidence, RootStatus, SharedReceipt } from "./protocol";
 
-export type DisplayState = "full" | "targeted" | "unverified" | "failed";
+export type DisplayState = "full" | "targeted" | "unverified" | "failed" | "flaky";
 
 export const STATE_SYMBOLS: Record<DisplayState, string> = {
   full: "✓",
   targeted: "◐",
   unverified: "⚠",
   failed: "✗",
+  flaky: "≈",
 };
 
 export interface StatusDisplay {
@@ -28,6 +29,8 @@ export function displayState(status: RootStatus): DisplayState {
       return status.scope === "full" ? "full" : "targeted";
     case "failed":
       return "failed";
+    case "flaky":
+      return "flaky";
     default:
       // `unverified`, `stale`, and any value this client does not know: nothing fresh vouches for the content.
       return "unverified";
@@ -55,6 +58,13 @@ export function describeStatus(
     case "failed":
       lines.push(`${STATE_SYMBOLS[state]} ${state}: ${describeEvidence(evidence, options.now)}`);
       break;
+    case "flaky": {
+      const pair = evidence ? status.kinds?.[evidence.kind ?? "test"]?.flaky : undefined;
+      const both = pair ? `receipt #${pair.passed.id} passed and #${pair.failed.id} failed` : "it passed and failed";
+      const counted = status.flaky_counts ? "the pass counts" : "not verified";
+      lines.push(`≈ flaky: ${both} on this content (${counted}); ${describeEvidence(evidence, options.now)}`);
+      break;
+    }
     case "stale":
       lines.push(`⚠ unverified: the content changed since the last run (${describeEvidence(evidence, options.now)})`);
       break;

@@ -24,6 +24,9 @@ return function()
       kinds = { 'test' },
       scope = 'full',
     },
+    gate = {
+      kinds = { 'test' },
+    },
     verify = {
       timeout = 1800,
       path = {},

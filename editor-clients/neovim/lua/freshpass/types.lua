@@ -4,19 +4,21 @@
 
 --- @class freshpass.Status
 --- @field root string absolute path of the root or package root
---- @field status 'passed'|'failed'|'stale'|'unverified'
+--- @field status 'passed'|'failed'|'flaky'|'stale'|'unverified'
 --- @field scope 'full'|'targeted'|nil the fresh headline receipt's scope
 --- @field kinds table<string, freshpass.KindState> per kind of check, its newest receipt
 --- @field evidence freshpass.Evidence|nil the headline receipt
 --- @field changed_paths string[] root-relative files that differ from what a stale headline ran against
 --- @field verify_commands freshpass.VerifyCommand[] the project's checks in rank order
 --- @field shared freshpass.Shared[] shared receipts of exactly this content (design §4.6), shown apart
+--- @field flaky_counts boolean the project lets a flaky kind's pass count as verified
 
 --- @class freshpass.KindState
---- @field status 'passed'|'failed'|'stale'
+--- @field status 'passed'|'failed'|'flaky'|'stale'
 --- @field scope 'full'|'targeted'|nil
 --- @field fresh boolean
 --- @field evidence freshpass.Evidence
+--- @field flaky {passed: freshpass.Evidence, failed: freshpass.Evidence}|nil both receipts of a flaky result
 
 --- @class freshpass.Evidence
 --- @field id integer|nil nil for a shared receipt standing in (design §4.6)

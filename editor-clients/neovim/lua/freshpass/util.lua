@@ -20,6 +20,8 @@ function M.label(status)
     return status.scope == 'full' and '✓ full' or '◐ targeted'
   elseif status.status == 'failed' then
     return '✗ failed'
+  elseif status.status == 'flaky' then
+    return '≈ flaky'
   end
   return '⚠ unverified'
 end
@@ -33,6 +35,8 @@ function M.label_hl(status)
     return status.scope == 'full' and 'DiagnosticOk' or 'DiagnosticInfo'
   elseif value == 'failed' then
     return 'DiagnosticError'
+  elseif value == 'flaky' then
+    return 'DiagnosticWarn'
   end
   return 'DiagnosticWarn'
 end
@@ -44,7 +48,7 @@ function M.label_group(status)
   local value = type(status) == 'table' and status.status or nil
   if value == 'passed' then
     return status.scope == 'full' and 'FreshpassFull' or 'FreshpassTargeted'
-  elseif value == 'failed' then
+  elseif value == 'failed' or value == 'flaky' then
     return 'FreshpassFailed'
   end
   return 'FreshpassUnverified'
