@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freshpass.evidence.runs import DEFAULT_GRACE, Actor, Report, plan_run, record_reported, run_check
-from freshpass.facts.admission import Refused, admit
 from freshpass.facts.roots import find_package_root
 from freshpass.runner.environment import FIX_IN_EDITOR
 from freshpass.server.feature import Feature, Handler
@@ -195,6 +194,7 @@ class VerifyFeature(Feature):
             "status": root.status.to_json(),
             "recorded": evidence is not None,
             "exitCode": result.exit_code,
+            "command": plan.line,
             "runId": run.run_id,
             "classification": outcome.classification.to_json(),
             "message": outcome.message,  # what a person should read besides the receipt (why a program was not found)

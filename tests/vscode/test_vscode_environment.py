@@ -77,8 +77,9 @@ def test_run_lens_uses_the_projects_virtualenv(
 def test_a_program_not_found_says_which_where_and_which_setting(
     workbench: Workbench, bare_code_server: CodeServer, tmp_path: Path
 ) -> None:
-    """No virtualenv and no pytest anywhere: the run fails with 127, and the notification says which program was
-    not found, where freshpass looked and which setting fixes it, with the exit code once."""
+    """No virtualenv and no pytest anywhere: the program never starts (127), so nothing is recorded and the status
+    stays as it was; the notification says which program was not found, where freshpass looked and which setting
+    fixes it, with the exit code once."""
     project = make_project(tmp_path, "novenv", bare_code_server.env)
 
     workbench.open_folder(project, trust=True)
@@ -87,14 +88,14 @@ def test_a_program_not_found_says_which_where_and_which_setting(
     expect(status).to_have_text("⚠ unverified", timeout=SLOW)
     workbench.append_line_and_save("# edited before the run")
     workbench.lens("▶ Run pytest -q").click()
-    expect(status).to_have_text("✗ failed", timeout=SLOW)
-    toast = workbench.notification("freshpass: pytest -q failed (exit 127): `pytest` was not found")
+    toast = workbench.notification("freshpass: pytest -q did not run (exit 127): `pytest` was not found")
     expect(toast).to_be_visible(timeout=SLOW)
     expect(toast).to_contain_text(str(project / ".venv"))  # where it looked
     expect(toast).to_contain_text("freshpass.verify.path")  # what fixes it
     expect(toast).not_to_contain_text(re.compile(r"exit 127.*exit 127"))
+    expect(status).to_have_text("⚠ unverified", timeout=SLOW)  # a run that never started is no failure
     workbench.screenshot("not-found")
-    # The file the failed run did not clear keeps its Problems entry.
+    # The edited file, which the run that never started could not cover, keeps its Problems entry.
     workbench.page.keyboard.press("Control+Shift+M")
-    problem = workbench.page.locator(".markers-panel .monaco-list-row", has_text="not covered by a passing run")
+    problem = workbench.page.locator(".markers-panel .monaco-list-row", has_text="not covered by any receipt")
     expect(problem.first).to_be_visible(timeout=SLOW)

@@ -4,7 +4,7 @@ import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclien
 
 import { explainUntrusted, type Notices } from "./notices";
 import { type ReceiptsResult, SERVER_COMMANDS, type VerifyArguments, type VerifyResult } from "./protocol";
-import { receiptRow, verifyFailureText } from "./receipts";
+import { notRunText, receiptRow, verifyFailureText } from "./receipts";
 import type { RootStatusBar } from "./statusBar";
 import { errorText, receiptsArgument } from "./views";
 
@@ -23,6 +23,9 @@ export class Commands {
     }
     const evidence = result?.evidence;
     if (!evidence) {
+      if (result?.message) {
+        void vscode.window.showWarningMessage(notRunText(result.command, result.exitCode, result.message));
+      }
       return;
     }
     const command = evidence.command ?? evidence.canonical_command ?? "verify";

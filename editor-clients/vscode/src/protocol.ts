@@ -139,6 +139,8 @@ export interface VerifyResult {
   status?: RootStatus | null;
   recorded?: boolean;
   exitCode?: number | null;
+  /** The command line that was run (or, for a program not found, that could not start). */
+  command?: string;
   runId?: string;
   /** What a person should read besides the receipt, e.g. which program was not found and what fixes it. */
   message?: string | null;

@@ -71,6 +71,12 @@ export function reasonText(evidence: Evidence): string | undefined {
  * 127): <why>`. `message` is the server's explanation (which program was not found, what fixes it); else the
  * receipt's reason (older receipts carried the code in it too: `command not found (exit 127)`).
  */
+/** A run that recorded nothing because its program never started (exit 127): what to tell the person. */
+export function notRunText(command: string | undefined, exitCode: number | null | undefined, message: string): string {
+  const exit = typeof exitCode === "number" ? ` (exit ${exitCode})` : "";
+  return `freshpass: ${command ?? "verify"} did not run${exit}: ${message}; nothing was recorded`;
+}
+
 export function verifyFailureText(evidence: Evidence, message?: string | null): string {
   const command = evidence.command ?? evidence.canonical_command ?? "verify";
   const code = evidence.exit_code;

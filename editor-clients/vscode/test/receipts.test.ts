@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { formatDuration, receiptRow, verifyFailureText } from "../src/receipts";
+import { formatDuration, notRunText, receiptRow, verifyFailureText } from "../src/receipts";
 
 const NOW = new Date("2026-01-02T12:00:00Z");
 
@@ -45,6 +45,16 @@ describe("formatDuration", () => {
     assert.equal(formatDuration(0.85), "850 ms");
     assert.equal(formatDuration(4.2), "4.2 s");
     assert.equal(formatDuration(185), "3 min 5 s");
+  });
+});
+
+describe("notRunText", () => {
+  it("says the run did not happen, why, and that nothing was recorded", () => {
+    assert.equal(
+      notRunText("pytest -q", 127, "`pytest` was not found"),
+      "freshpass: pytest -q did not run (exit 127): `pytest` was not found; nothing was recorded",
+    );
+    assert.equal(notRunText(undefined, null, "why"), "freshpass: verify did not run: why; nothing was recorded");
   });
 });
 
