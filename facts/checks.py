@@ -193,6 +193,16 @@ class Run:
     covers: frozenset[Kind] = frozenset()  # kinds an umbrella runs too (`gradle check` runs the tests)
 
 
+_PREFIXED = re.compile(r"\$(?:\{[A-Za-z_]\w*\}(?:[^$`\\\s]*/)?|[A-Za-z_]\w*/(?:[^$`\\\s]*/)?)([\w.+-]+)")
+
+
+def prefixed_program(word: str) -> str | None:
+    """The program a word names behind a directory variable (`${PREFIX}ruff`, `$VENV/bin/pytest` → `ruff`,
+    `pytest`), or None when the variable is the whole program (`$CC`) or more of it is expanded."""
+    match = _PREFIXED.fullmatch(word)
+    return match.group(1) if match else None
+
+
 @dataclass
 class Analysis:
     runs: list[Run] = field(default_factory=list)
@@ -445,8 +455,11 @@ class Reader:
                 continue
             head_word = next((w for w in command.words if "=" not in w.text or w.quoted), None)
             if head_word is not None and head_word.expands and tokens and "$" in tokens[0]:
-                into.unknown.append(command.text)
-                continue
+                program = prefixed_program(tokens[0])
+                if program is None:
+                    into.unknown.append(command.text)
+                    continue
+                tokens = (program, *tokens[1:])  # `${PREFIX}ruff check --fix`: a run of ruff from some directory
             rel = _relative(invocation.cwd, self.root)
             key: Key | None = (rel, canonical_tokens(tokens)) if rel is not None else None
             if ci is not None:

@@ -47,6 +47,24 @@ class Case:
 
 CASES: dict[str, Case] = {
     # -- safety follows bodies --------------------------------------------------------------------------------------
+    "a-lint-script-whose-tools-run-from-a-prefix-directory-writes": Case(
+        files={
+            "pyproject.toml": PY + "[tool.pytest.ini_options]\n",
+            **TEST_FILE,
+            "scripts/lint": (
+                '#!/bin/sh -e\nexport PREFIX=""\nif [ -d venv ]; then\n    export PREFIX="venv/bin/"\nfi\n'
+                "${PREFIX}ruff check --fix p tests\n${PREFIX}ruff format p tests\n"
+            ),
+            "scripts/check": (
+                '#!/bin/sh -e\nexport PREFIX=""\n${PREFIX}ruff check p tests\n${PREFIX}ruff format --check p tests\n'
+            ),
+            "CONTRIBUTING.md": (
+                "# Contributing\n\n## Linting\n\n```shell\n$ scripts/lint\n```\n\n```shell\n$ scripts/check\n```\n"
+            ),
+        },
+        primary={"lint": ("bash scripts/check", ".")},  # the checking script, not the one that rewrites files
+        never=["./scripts/lint", "scripts/lint", "bash scripts/lint"],
+    ),
     "taskfile-test-with-a-guarded-install-dependency": Case(
         files={
             "go.mod": "module example.com/x\n\ngo 1.22\n",
