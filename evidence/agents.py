@@ -297,10 +297,13 @@ def decide(
         ),
         None,
     )
+    flaky = current_status.kinds.get(covering_pass.kind) if covering_pass is not None else None
     if (
         done is None
         and covering_pass is not None
         and rules.counts_as_done(covering_pass.kind, covering_pass.counted_scope, covering_pass.status)
+        # a pass contradicted by a failure on the same content never counts, unless the project opts in
+        and (flaky is None or flaky.flaky is None or current_status.flaky_counts)
     ):
         done = covering_pass
     unbacked = [claim for claim in claims if not claim_backed(claim, receipts, rules, done)]
@@ -320,7 +323,10 @@ def decide(
 
     ignored = ignored_paths(ignore, ignore_prose)
     uncovered = code_paths([*current_status.changed_paths, *changed_paths], ignored)
-    nothing_changed = not uncovered and not content_changed and current_status.status != "stale"
+    contradicted = not current_status.flaky_counts and any(
+        state.flaky is not None for kind, state in current_status.kinds.items() if kind in rules.kinds
+    )  # a flaky result is news for the agent even when no code changed
+    nothing_changed = not uncovered and not content_changed and current_status.status != "stale" and not contradicted
     if done is None and nothing_changed and not unbacked:
         return Decision(
             "not_applicable",

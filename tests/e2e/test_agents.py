@@ -164,6 +164,24 @@ def freshpass_errors(diagnostics: list[types.Diagnostic]) -> list[types.Diagnost
     return [d for d in diagnostics if d.source == "freshpass" and d.severity == types.DiagnosticSeverity.Error]
 
 
+async def status_becomes(client: AgentClient, root: Path, wanted: str, timeout: float = 20.0) -> dict[str, Any]:
+    """The root's status once it says `wanted`, waiting on the server's statusChanged notifications (not on time);
+    the last status seen when `timeout` passes first."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        changed = asyncio.ensure_future(client.wait_for_notification("freshpass/statusChanged"))
+        status = as_json(await client.protocol.send_request_async("freshpass/status", {"root": str(root)}))
+        remaining = deadline - loop.time()
+        if status["status"] == wanted or remaining <= 0:
+            changed.cancel()
+            return status
+        try:
+            await asyncio.wait_for(changed, remaining)
+        except TimeoutError:
+            pass
+
+
 # ---- freshpass/checkDone -------------------------------------------------------------------------------------------
 
 
@@ -348,3 +366,37 @@ async def test_malformed_check_done_params_are_rejected_clearly(
         await client.protocol.send_request_async("freshpass/checkDone", params)
     # The server is still there for the next, well-formed request.
     assert (await check_done(client, sessionId="s"))["verdict"] == "not_applicable"
+
+
+async def test_a_fail_then_a_pass_on_the_same_content_is_flaky_in_status_and_check_done(
+    client: AgentClient, repo: Path, tmp_path: Path
+) -> None:
+    """Two receipts of the same full check on identical content, a failure then a pass: the server's status and
+    checkDone say `flaky`, name both receipts, and do not count the pass as done (the CLI agrees)."""
+    flag = tmp_path / "ran-once"  # outside the project: both runs see the same content
+    (repo / "tests" / "test_once.py").write_text(
+        "from pathlib import Path\n\n\ndef test_fails_the_first_time():\n"
+        f"    flag = Path({str(flag)!r})\n    if not flag.exists():\n        flag.write_text('')\n"
+        "        raise AssertionError('the first run fails')\n"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a test that fails once")
+    await start(client, repo, name="hermes-harness", options={"agent": True})
+
+    first = await asyncio.to_thread(run_cli, "run", "--", "pytest", cwd=repo, env=TOOL_PATH)
+    assert first.returncode != 0, first.stdout
+    await freshpass_run("pytest", cwd=repo)
+
+    status = await status_becomes(client, repo, "flaky")  # the server sees the second receipt when the ledger changes
+    assert status["status"] == "flaky", status
+    test = status["kinds"]["test"]
+    assert test["status"] == "flaky"
+    assert {outcome: receipt["status"] for outcome, receipt in test["flaky"].items()} == {
+        "passed": "passed",
+        "failed": "failed",
+    }
+    done = await check_done(client, sessionId="s")
+    assert done["verdict"] != "verified", done["message"]
+    assert "flaky" in done["message"]
+    cli = await asyncio.to_thread(run_cli, "status", cwd=repo, env=TOOL_PATH)
+    assert cli.returncode != 0 and "flaky" in cli.stdout, cli.stdout
