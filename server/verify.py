@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freshpass.evidence.runs import DEFAULT_GRACE, Actor, Report, plan_run, record_reported, run_check
+from freshpass.facts.admission import Refused, admit
 from freshpass.facts.roots import find_package_root
 from freshpass.runner.environment import FIX_IN_EDITOR
 from freshpass.server.feature import Feature, Handler
@@ -139,6 +140,11 @@ class VerifyFeature(Feature):
             declared = next((c for c in root.verify_commands() if c.command == command), None)
         line = command + ("" if not extra else " " + shlex.join(extra))
         cwd = root.path / declared.cwd if declared is not None else root.path
+        if args.get("command") is not None or extra:
+            # the client wrote (part of) the line: it runs only as one approved check, never as a shell line
+            admitted = admit(line, cwd=cwd, facts=root.facts)
+            if isinstance(admitted, Refused):
+                raise request_failed(admitted.reason)
         return Plan(line=line, cwd=cwd)
 
     # ---- commands ------------------------------------------------------------------------------------------------
