@@ -119,7 +119,7 @@ eq(output.lines(), {
 -- The user command reports a mistyped subcommand with the list of real ones.
 -- (An error message inside a command run from Lua becomes an exception, as with :echoerr.)
 local ok, err = pcall(vim.cmd, 'Freshpass nope')
-local listed = 'unknown subcommand "nope"; use one of: cancel, log, output, restart, status, verify'
+local listed = 'unknown subcommand "nope"; use one of: cancel, choose, log, output, restart, status, verify'
 H.check(not ok and err:find(listed, 1, true), tostring(err))
 -- Without a server, commands say how to get one instead of failing.
 ok, err = pcall(vim.cmd, 'Freshpass verify')
