@@ -9,7 +9,9 @@ stated in the clause ("2 failed", "still fails") or a partial quantifier ("most 
 the clause boundary — and whether the clause (or a clause before it) is hedged, future, an instruction or
 imperative. Last, the **subject**: the kinds of check named in the clause, else in the clauses just before it that
 name only subjects ("Lint, types and tests: all passed"), else what the predicate implies ("42 passed" is tests,
-"compiles" is the build, "it's green" is everything).
+"compiles" is the build, "it's green" is everything). A clause that is negated or failed lends no subject ("I didn't
+run the tests, so no errors"), a failure in the next clause that names no subject cancels the success before it
+("测试跑过了，还有两个失败"), and the words of a self-claim are no subject ("已测试" is the work, not the tests).
 
 Inline code is kept as a backquoted token for subjects (`pytest`, `cargo test`) and blanked for everything else,
 so words inside a command never read as the agent's own.
