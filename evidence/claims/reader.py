@@ -32,6 +32,8 @@ _CLAUSE_MARK = r"[;:,()\[\]—–，；：（）]|\s-\s|\.\.\.|…|\s/\s"
 _LIST_MARK = re.compile(r"\A\s*(?:[-*•+]|\d+[.)])\s+")
 _QUESTION_END = re.compile(r"[?？]\s*[)\]」』\"'”]*\s*\Z")
 _SHORT_CLAUSE = 3  # words: a clause this short that is only a hedge ("probably,") hedges what follows
+_SHORT_CJK_CLAUSE = 6  # characters, in a script without spaces ("我觉得，", "たぶん、")
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
         if index > 0:
             before_start, before_end = clauses[index - 1]
             before = masked[before_start:before_end]
-            if len(before.split()) <= _SHORT_CLAUSE and (
+            if _short(before) and (
                 patterns["hedge"].search(before) or patterns["future"].search(before)
             ):
                 hedged = True
@@ -118,6 +120,14 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
     if len(kinds) > 1 and "check" in kinds:
         kinds.remove("check")
     return Found(tuple(kind for kind in KINDS if kind in kinds), raw)
+
+
+def _short(clause: str) -> bool:
+    """Whether a clause is short enough to be only a hedge of what follows: a few words, or in Chinese and
+    Japanese (no spaces between words) a few characters."""
+    if _CJK.search(clause):
+        return len("".join(clause.split()).strip(" ;:,()[]—–，；：（）、")) <= _SHORT_CJK_CLAUSE
+    return len(clause.split()) <= _SHORT_CLAUSE
 
 
 def _clauses(masked: str, patterns: Patterns) -> list[tuple[int, int]]:
