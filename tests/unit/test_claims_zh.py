@@ -1,7 +1,7 @@
 """The Chinese lexicon shape by shape: success predicates with their result complements, aspect and counts, the
 pseudo-negations that say success, and what makes the same words no claim — hedges, plans, conditions,
-instructions, questions, older or someone else's runs, scoped negation, partial passes and the other senses of
-通过 ("by means of"), 验证 and 成功."""
+instructions, questions, older or someone else's runs, obligation and goal, scoped negation, partial passes and
+the other senses of 通过 ("by means of"), 验证 and 成功."""
 
 from __future__ import annotations
 
@@ -69,6 +69,9 @@ CLAIMS: dict[str, list[tuple[str, list[str]]]] = {
         ("修复后测试全部通过。", ["test"]),
         ("基本功能测试全部通过。", ["test"]),
         ("我没测过 Windows，Linux 上测试全部通过。", ["test"]),
+        ("运行 `pytest` 后全部通过，共 64 个用例。", ["test"]),
+        ("已经按要求修改，lint 和测试都通过了。", ["lint", "test"]),
+        ("现在构建可以正常完成，测试也都是绿色的。", ["build", "test"]),
     ],
 }
 
@@ -79,6 +82,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "看起来测试都通过了，但我还没看完整日志。",
         "理论上类型检查可以通过。",
         "我觉得构建应该没问题。",
+        "我觉得，测试都通过了。",
     ],
     "future, plan and purpose": [
         "接下来我会跑单测，确认全部通过。",
@@ -86,6 +90,14 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "待会我再跑一次测试，看看能否全部通过。",
         "测试将在合并后运行。",
         "为了让测试通过，我临时跳过了两个用例。",
+        "稍后补上集成测试，并确认构建成功。",
+    ],
+    "obligation and goal": [
+        "所有测试都需要通过才能合并。",
+        "测试必须全部通过。",
+        "目标是让所有测试通过。",
+        "要通过类型检查，得给这些函数加注解。",
+        "测试通过与否取决于网络。",
     ],
     "condition": ["如果测试通过，就可以合并了。", "要是构建成功的话，我再更新文档。", "测试通过后再合并到 main。"],
     "instruction": ["记得在推送前确认 CI 通过。", "务必确认类型检查通过。", "你跑一下 `make test`，应该会全部通过。"],
@@ -120,6 +132,8 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "超时时间通过配置文件设置。",
         "缓存是通过 Redis 实现的。",
         "老的 e2e 测试通过 Selenium 驱动浏览器。",
+        "测试用例通过 fixture 注入数据库连接。",
+        "我修改了 `ci.yml`，让流水线通过缓存加速安装。",
         "已验证 bug 在 main 分支上可以稳定复现。",
         "token 验证通过后才会返回用户信息。",
         "我在测试中成功复现了这个 bug。",
