@@ -93,9 +93,7 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
         if index > 0:
             before_start, before_end = clauses[index - 1]
             before = masked[before_start:before_end]
-            if _short(before) and (
-                patterns["hedge"].search(before) or patterns["future"].search(before)
-            ):
+            if _short(before) and (patterns["hedge"].search(before) or patterns["future"].search(before)):
                 hedged = True
         predicate = predicates[index]
         if predicate is None:

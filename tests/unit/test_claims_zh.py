@@ -31,6 +31,10 @@ CLAIMS: dict[str, list[tuple[str, list[str]]]] = {
         ("回归测试通过率 100%。", ["test"]),
         ("刚才重新跑了 `pytest -q`，114 passed。", ["test"]),
     ],
+    "English words in Chinese": [
+        ("单测 OK，lint OK。", ["test", "lint"]),
+        ("全部测试 passed ✅", ["test"]),
+    ],
     "pseudo-negations": [
         ("`go test ./...`：0 失败。", ["test"]),
         ("`cargo test` 零失败。", ["test"]),
@@ -72,6 +76,7 @@ CLAIMS: dict[str, list[tuple[str, list[str]]]] = {
         ("运行 `pytest` 后全部通过，共 64 个用例。", ["test"]),
         ("已经按要求修改，lint 和测试都通过了。", ["lint", "test"]),
         ("现在构建可以正常完成，测试也都是绿色的。", ["build", "test"]),
+        ("按照你说的改了，测试全部通过。", ["test"]),
     ],
 }
 
@@ -108,6 +113,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "据 nightly 报告，测试全部通过。",
         "上次运行时 lint 没有报错。",
         "本来测试是通过的，我改了之后有一个失败。",
+        "你说测试都通过了，但我这边有失败。",
     ],
     "negation in its scope": [
         "构建未成功。",
@@ -140,6 +146,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "测试环境部署成功了，接口可以访问。",
         "构建目录已经清理干净。",
         "PR 已通过代码评审。",
+        "OK，我来改一下。",
     ],
 }
 
