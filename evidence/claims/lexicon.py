@@ -37,6 +37,7 @@ class Lexicon:
     negation_follows: bool = False  # the negation may follow the verb in its clause (German: "besteht nicht")
     negated_success: str = NEVER  # whole negated forms (Japanese, Chinese: the negation follows the verb)
     failure: str = NEVER  # a failure stated in the clause
+    failure_after: str = NEVER  # a failure in the next clause, which names no subject of its own, cancels
     failure_attributive: str = NEVER  # "the failing test (now passes)": a failure word naming the subject
     partial: str = NEVER  # "most tests pass", "except": not all of it passed
     hedge: str = NEVER  # should, probably, I expect, hopefully

@@ -9,7 +9,9 @@ stated in the clause ("2 failed", "still fails") or a partial quantifier ("most 
 the clause boundary — and whether the clause (or a clause before it) is hedged, future, an instruction or
 imperative. Last, the **subject**: the kinds of check named in the clause, else in the clauses just before it that
 name only subjects ("Lint, types and tests: all passed"), else what the predicate implies ("42 passed" is tests,
-"compiles" is the build, "it's green" is everything).
+"compiles" is the build, "it's green" is everything). A clause that is negated or failed lends no subject ("I didn't
+run the tests, so no errors"), a failure in the next clause that names no subject cancels the success before it
+("测试跑过了，还有两个失败"), and the words of a self-claim are no subject ("已测试" is the work, not the tests).
 
 Inline code is kept as a backquoted token for subjects (`pytest`, `cargo test`) and blanked for everything else,
 so words inside a command never read as the agent's own.
@@ -30,6 +32,8 @@ _CLAUSE_MARK = r"[;:,()\[\]—–，；：（）]|\s-\s|\.\.\.|…|\s/\s"
 _LIST_MARK = re.compile(r"\A\s*(?:[-*•+]|\d+[.)])\s+")
 _QUESTION_END = re.compile(r"[?？]\s*[)\]」』\"'”]*\s*\Z")
 _SHORT_CLAUSE = 3  # words: a clause this short that is only a hedge ("probably,") hedges what follows
+_SHORT_CJK_CLAUSE = 6  # characters, in a script without spaces ("我觉得，", "たぶん、")
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -70,8 +74,11 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
     if patterns["conditional"].search(masked) or patterns["reported"].search(masked):
         return None
     clauses = _clauses(masked, patterns)
-    subjects = [_subjects(text[start:end], patterns) for start, end in clauses]
+    claimed = _spans(patterns["self_claim"], masked, 0, len(masked))  # "已测试": a claim of the work, not a subject
+    subjects = [_subjects(text, start, end, patterns, claimed) for start, end in clauses]
     predicates = [_predicate(masked, start, end, patterns, lex.negation_follows) for start, end in clauses]
+    negated = [_negated(masked, start, end, patterns) for start, end in clauses]
+    _failures_after(masked, clauses, subjects, predicates, patterns)
     self_claims = _self_claims(masked, clauses, patterns)
     kinds: list[Kind] = []
     blocked = False
@@ -86,9 +93,7 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
         if index > 0:
             before_start, before_end = clauses[index - 1]
             before = masked[before_start:before_end]
-            if len(before.split()) <= _SHORT_CLAUSE and (
-                patterns["hedge"].search(before) or patterns["future"].search(before)
-            ):
+            if _short(before) and (patterns["hedge"].search(before) or patterns["future"].search(before)):
                 hedged = True
         predicate = predicates[index]
         if predicate is None:
@@ -97,11 +102,13 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
             continue
         found = list(subjects[index]) + list(predicate)
         if not subjects[index]:
-            found += _subjects_before(index, subjects, predicates)
+            found += _subjects_before(index, subjects, predicates, negated)
         if not found and patterns["green_subject"].search(clause):
             found.append("check")
         if set(found) == {"check"}:  # "everything passes": the clauses around may say what everything is
-            named = _subjects_before(index, subjects, predicates) + _subjects_after(index, subjects, predicates)
+            named = _subjects_before(index, subjects, predicates, negated) + _subjects_after(
+                index, subjects, predicates, negated
+            )
             found = [kind for kind in named if kind != "check"] or found
         kinds.extend(kind for kind in found if kind not in kinds)
     if not blocked:
@@ -113,6 +120,14 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
     return Found(tuple(kind for kind in KINDS if kind in kinds), raw)
 
 
+def _short(clause: str) -> bool:
+    """Whether a clause is short enough to be only a hedge of what follows: a few words, or in Chinese and
+    Japanese (no spaces between words) a few characters."""
+    if _CJK.search(clause):
+        return len("".join(clause.split()).strip(" ;:,()[]—–，；：（）、")) <= _SHORT_CJK_CLAUSE
+    return len(clause.split()) <= _SHORT_CLAUSE
+
+
 def _clauses(masked: str, patterns: Patterns) -> list[tuple[int, int]]:
     cuts = sorted(
         {0, len(masked)}
@@ -122,17 +137,56 @@ def _clauses(masked: str, patterns: Patterns) -> list[tuple[int, int]]:
     return [(start, end) for start, end in itertools.pairwise(cuts) if masked[start:end].strip(" ;:,()[]—–，；：（）")]
 
 
-def _subjects(text: str, patterns: Patterns) -> list[Kind]:
-    return [kind for kind in KINDS if patterns[f"subject:{kind}"].search(text)]
+def _failures_after(
+    masked: str,
+    clauses: list[tuple[int, int]],
+    subjects: list[list[Kind]],
+    predicates: list[list[Kind] | None],
+    patterns: Patterns,
+) -> None:
+    """Cancels, in `predicates`, a success whose next clause states a failure and names no subject of its own: the
+    failure is of the same checks ("测试跑过了，还有两个失败")."""
+    for index, (start, end) in enumerate(clauses[1:], start=1):
+        if predicates[index - 1] is None or subjects[index] or predicates[index] is not None:
+            continue
+        pseudo = _spans(patterns["pseudo"], masked, start, end)
+        if any(not _inside(found.start(), pseudo) for found in patterns["failure_after"].finditer(masked, start, end)):
+            predicates[index - 1] = None
 
 
-def _subjects_before(index: int, subjects: list[list[Kind]], predicates: list[list[Kind] | None]) -> list[Kind]:
+def _subjects(text: str, start: int, end: int, patterns: Patterns, claimed: list[tuple[int, int]]) -> list[Kind]:
+    """The kinds of check the clause `text[start:end]` names, besides words inside a self-claim."""
+    clause = text[start:end]
+    return [
+        kind
+        for kind in KINDS
+        if any(not _inside(start + found.start(), claimed) for found in patterns[f"subject:{kind}"].finditer(clause))
+    ]
+
+
+def _negated(masked: str, start: int, end: int, patterns: Patterns) -> bool:
+    """Whether the clause has a negation trigger or states a failure (besides a pseudo-negation or a failure word
+    naming the subject): "I didn't run the tests", "测试在 CI 上失败了"."""
+    pseudo = _spans(patterns["pseudo"], masked, start, end)
+    if any(not _inside(found.start(), pseudo) for found in patterns["negation"].finditer(masked, start, end)):
+        return True
+    attributive = _spans(patterns["failure_attributive"], masked, start, end)
+    return any(
+        not _inside(found.start(), pseudo) and not _inside(found.start(), attributive)
+        for found in patterns["failure"].finditer(masked, start, end)
+    )
+
+
+def _subjects_before(
+    index: int, subjects: list[list[Kind]], predicates: list[list[Kind] | None], negated: list[bool]
+) -> list[Kind]:
     """Subjects of the clauses right before a predicate that has none: "pytest: 42 passed", "lint, types and
-    tests: all passed"; it stops at a clause with a predicate of its own, and looks past at most two without."""
+    tests: all passed"; it stops at a clause with a predicate of its own or a negated one ("我没跑测试，所以没有报错":
+    what was not run or failed lends no subject), and looks past at most two without."""
     found: list[Kind] = []
     gaps = 0
     for before in range(index - 1, -1, -1):
-        if predicates[before] is not None:
+        if predicates[before] is not None or (subjects[before] and negated[before]):
             break
         if subjects[before]:
             found.extend(subjects[before])
@@ -143,11 +197,13 @@ def _subjects_before(index: int, subjects: list[list[Kind]], predicates: list[li
     return found
 
 
-def _subjects_after(index: int, subjects: list[list[Kind]], predicates: list[list[Kind] | None]) -> list[Kind]:
+def _subjects_after(
+    index: int, subjects: list[list[Kind]], predicates: list[list[Kind] | None], negated: list[bool]
+) -> list[Kind]:
     """Subjects listed right after a generic predicate: "Todo pasa: pruebas, lint y tipos"."""
     found: list[Kind] = []
     for after in range(index + 1, len(subjects)):
-        if predicates[after] is not None or not subjects[after]:
+        if predicates[after] is not None or not subjects[after] or negated[after]:
             break
         found.extend(subjects[after])
     return found

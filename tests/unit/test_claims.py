@@ -45,6 +45,8 @@ def kinds(message: str) -> list[str]:
         ("Build: ✅\nTests: ✅ (312 passed)\nLint: ✅", ["test", "lint", "build"]),
         ("## Verification\n\n- `pytest` — 18 passed\n- `ruff check` — clean", ["test", "lint"]),
         ("All tests pass, so this should be ready to merge.", ["test"]),
+        # a check that ran lends its name to the success after it
+        ("I ran the tests: no errors.", ["test"]),
     ],
 )
 def test_claims_are_found_with_their_kind(message: str, expected: list[str]) -> None:
@@ -98,6 +100,9 @@ def test_claims_are_found_with_their_kind(message: str, expected: list[str]) -> 
         "Example:\n\n```python\ndef test_add():\n    assert add(1, 2) == 3  # passes\n```",
         "The output said `all tests passed` but I did not check it.",
         "I added a helper that formats dates.",
+        # a check not run, or failed, lends its name to no success after it
+        "I didn't run the tests, so no errors.",
+        "The tests failed on CI, and no errors showed up in the logs.",
     ],
 )
 def test_no_claim(message: str) -> None:

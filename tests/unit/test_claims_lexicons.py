@@ -1,5 +1,6 @@
 """Each language's lexicon on its own: claims with their kinds, and the shapes that are no claim (negation as that
-language writes it, hedges, plans, instructions, reported runs, other senses of the words)."""
+language writes it, hedges, plans, instructions, reported runs, other senses of the words, and a check that was
+not run lending its name to a success word after it: "I didn't run the tests, so no errors")."""
 
 from __future__ import annotations
 
@@ -14,48 +15,56 @@ CLAIMS: dict[str, list[tuple[str, list[str]]]] = {
         ("Ran `npm test`: 212 passing.", ["test"]),
         ("`eslint .` is clean and `tsc` reports no errors.", ["lint", "typecheck"]),
         ("Fixed; the build is green again.", ["build"]),
+        ("I ran the tests: no errors.", ["test"]),
     ],
     "zh": [
         ("修好了，`npm test` 全部通过。", ["test"]),
         ("lint 没有报错。", ["lint"]),
         ("编译通过。", ["build"]),
         ("所有检查都通过了 ✅", ["check"]),
+        ("跑了一遍测试：没有报错。", ["test"]),
     ],
     "es": [
         ("Arreglado: la suite completa pasa.", ["test"]),
         ("`eslint` no reporta errores.", ["lint"]),
         ("La compilación es exitosa.", ["build"]),
         ("Todo en verde ✅", ["check"]),
+        ("Ejecuté las pruebas: sin errores.", ["test"]),
     ],
     "de": [
         ("Behoben: die komplette Suite läuft durch.", ["test"]),
         ("`eslint` meldet keine Fehler.", ["lint"]),
         ("Der Build ist grün.", ["build"]),
         ("Alle Prüfungen bestanden ✅", ["check"]),
+        ("Ich habe die Tests ausgeführt: keine Fehler.", ["test"]),
     ],
     "ja": [
         ("修正しました。`npm test` はすべてパスしました。", ["test"]),
         ("`eslint` はエラーなしです。", ["lint"]),
         ("ビルドは成功しました。", ["build"]),
         ("動作確認済み。", ["check"]),
+        ("テストを実行しました、エラーなし。", ["test"]),
     ],
     "fr": [
         ("Corrigé : toute la suite passe.", ["test"]),
         ("`eslint` ne signale aucune erreur.", ["lint"]),
         ("Le build a réussi.", ["build"]),
         ("Tout est vert ✅", ["check"]),
+        ("J'ai lancé les tests : aucune erreur.", ["test"]),
     ],
     "pt": [
         ("Corrigido: a suíte inteira passa.", ["test"]),
         ("O `eslint` não mostra erros.", ["lint"]),
         ("O build foi bem-sucedido.", ["build"]),
         ("Tudo verde ✅", ["check"]),
+        ("Rodei os testes: sem erros.", ["test"]),
     ],
     "ru": [
         ("Исправил: весь набор тестов проходит.", ["test"]),
         ("`eslint` без ошибок.", ["lint"]),
         ("Сборка успешна.", ["build"]),
         ("Все проверки прошли ✅", ["check"]),
+        ("Я запустил тесты: ошибок нет.", ["test"]),
     ],
 }
 
@@ -66,6 +75,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "Make sure the build passes before you tag.",
         "Someone said CI was green yesterday.",
         "The middleware passes the request to the router.",
+        "I didn't run the tests, so no errors.",
     ],
     "zh": [
         "测试没有通过。",
@@ -73,6 +83,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "请确认构建成功。",
         "据同事说，昨天 CI 是绿的。",
         "中间件把请求传给路由。",
+        "我没跑测试，所以没有报错。",
     ],
     "es": [
         "La suite no pasa en Windows.",
@@ -80,6 +91,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "Asegúrate de que el build pase antes de etiquetar.",
         "Ayer alguien dijo que la CI estaba en verde.",
         "El middleware pasa la petición al router.",
+        "No ejecuté las pruebas, así que sin errores.",
     ],
     "de": [
         "Die Suite läuft unter Windows nicht durch.",
@@ -87,6 +99,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "Bitte prüfe, ob der Build grün ist.",
         "Gestern war die CI laut Kollegen grün.",
         "Die Middleware reicht die Anfrage an den Router durch.",
+        "Ich habe die Tests nicht ausgeführt, also keine Fehler.",
     ],
     "ja": [
         "Windows ではテストが通りません。",
@@ -94,6 +107,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "タグを付ける前にビルドが成功することを確認してください。",
         "昨日は CI がグリーンだったそうです。",
         "ミドルウェアはリクエストをルーターに渡します。",
+        "テストは実行していないので、エラーなし。",
     ],
     "fr": [
         "La suite ne passe pas sous Windows.",
@@ -101,6 +115,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "Vérifie que le build passe avant de taguer.",
         "D'après un collègue, la CI était verte hier.",
         "Le middleware passe la requête au routeur.",
+        "Je n'ai pas lancé les tests, donc aucune erreur.",
     ],
     "pt": [
         "A suíte não passa no Windows.",
@@ -108,6 +123,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "Confira se o build passa antes de criar a tag.",
         "Ontem alguém disse que a CI estava verde.",
         "O middleware passa a requisição para o roteador.",
+        "Não rodei os testes, então sem erros.",
     ],
     "ru": [
         "Набор тестов не проходит на Windows.",
@@ -115,6 +131,7 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "Убедись, что сборка проходит, прежде чем ставить тег.",
         "Вчера, по словам коллеги, CI был зелёным.",
         "Middleware передаёт запрос в роутер.",
+        "Я не запускал тесты, поэтому ошибок нет.",
     ],
 }
 
