@@ -52,10 +52,10 @@ def score(split: str) -> dict[str, tuple[int, int, int, int]]:
     return {language: (tp, fp, fn, n) for language, (tp, fp, fn, n) in counts.items()}
 
 
-# The sealed split was scored once, when the reader was done (docs/claims.md): precision 100% in every language,
-# recall 100% except French (92.9%) and Chinese (88.2%, two of 17 claims missed: under the 90% target). These
-# floors guard that measurement against regressions; they are not a target the reader was tuned to.
-VALIDATION_RECALL = {"zh": 0.88}
+# The sealed rows (the first split and a second batch written blind, docs/claims.md) as last scored: precision 100%
+# in every language, recall 100% except Chinese (94.6%) and French (89.5%, two of 19 claims missed: under the 90%
+# target). These floors guard that measurement against regressions; they are not a target the reader was tuned to.
+VALIDATION_RECALL = {"fr": 0.89}
 
 
 def test_precision_and_recall_per_language_on_the_tuning_split() -> None:
