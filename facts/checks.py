@@ -30,6 +30,7 @@ contributor runs, and what is set aside and why.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -108,6 +109,7 @@ _CONTAINERS = lazy(r"^(docker|podman|docker-compose|nerdctl|kubectl|vagrant|eart
 _WORKSPACE_FILTER = lazy(r"(^|\s)(--filter|-F|--workspace|-w)(\s|=)")
 _PLACEHOLDERS = lazy(r"\{[a-z_]+\}|\$\(|\$\{")
 _PLACEHOLDER = lazy(r"<[A-Za-z][\w .-]*>|\.\.\.\s*$|\[[A-Za-z_-]+\]")
+_ASSIGNMENT = lazy(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 # -- canonical forms -----------------------------------------------------------------------------------------------
@@ -1344,12 +1346,25 @@ def _set_aside_json(items: list[Decided]) -> list[SetAside]:
     return out
 
 
+def _names_an_absent_path(c: Collector, line: str, cwd: str) -> bool:
+    """A line whose command is a path the tree does not hold (`test/factories.rb` in a list of where files may
+    live, `spec/**/*.rb`): a path written in a document, not something this project can run."""
+    words = [w for w in line.split() if not _ASSIGNMENT.match(w)]
+    if not words or "/" not in words[0] or words[0].startswith(("/", "~", "$")):
+        return False
+    head = words[0].strip("\'\"")
+    if any(ch in head for ch in "*?[{"):
+        return True
+    rel = posixpath.normpath(head if cwd in ("", ".") else f"{cwd}/{head}")
+    return not rel.startswith("..") and not c.exists(rel)
+
+
 def _docs_candidates(c: Collector, reader: Reader) -> list[Decided]:
     """Contributor docs' command lines that run a full check: each lifts the entry point it names, or becomes a
     candidate of its own (spelled as its check run is written) when no entry point is that command."""
     out: list[Decided] = []
     for line, source, position, cwd in c.docs:
-        if EXPRESSION.search(line) or _PLACEHOLDER.search(line):
+        if EXPRESSION.search(line) or _PLACEHOLDER.search(line) or _names_an_absent_path(c, line, cwd):
             continue
         probe = decide(reader, Candidate(line, cwd, source, "docs", body=(line,)))
         if probe.kind is None or probe.set_aside is not None:

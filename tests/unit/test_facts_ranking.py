@@ -300,6 +300,20 @@ CASES: dict[str, Case] = {
         primary={"test": ("nox -s tests", ".")},
         basis={"test": "documented"},
     ),
+    # -- what documents name ------------------------------------------------------------------------------------------
+    "a-document-listing-where-files-may-live-names-no-command": Case(
+        files={
+            "Gemfile": "source 'https://rubygems.org'\ngem 'rspec'\n",
+            "Rakefile": "task default: [:all_specs]\ntask :all_specs do\n  sh 'rspec'\nend\n",
+            "spec/a_spec.rb": "describe 1 do\nend\n",
+            "GETTING_STARTED.md": (
+                "# Getting started\n\nFactories are loaded from these paths:\n\n"
+                "    factories.rb\n    test/factories.rb\n    spec/factories/**/*.rb\n"
+            ),
+        },
+        primary={"test": ("bundle exec rake all_specs", ".")},
+        never=["test/factories.rb", "spec/factories/**/*.rb"],
+    ),
     # -- confidence: close calls, and clear choices -----------------------------------------------------------------
     "two-entry-points-alike-and-no-document-is-a-close-call": Case(
         files={
