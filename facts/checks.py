@@ -921,6 +921,18 @@ def group(decided: list[Decided]) -> tuple[list[Group], list[Decided]]:
             kind = next((claimed[k] for k in item.keys if k in claimed), None)
             if kind is not None:
                 item.kind, item.set_aside = kind, None
+    # An ecosystem's convention says what its command is: a document naming `make check` in an Autotools project
+    # names Automake's test suite, whatever the target's name alone would say.
+    conventional: dict[Key, Kind] = {}
+    for item in decided:
+        if item.candidate.origin == "convention" and item.kind is not None and item.set_aside is None:
+            for key in item.keys:
+                conventional.setdefault(key, item.kind)
+    for item in decided:
+        if item.candidate.origin == "docs" and item.kind is not None and item.set_aside is None:
+            kind = next((conventional[k] for k in item.keys if k in conventional), None)
+            if kind is not None:
+                item.kind = kind
     items = [d for d in decided if d.kind is not None and d.set_aside is None]
     uf = _UnionFind(len(items))
     by_key: dict[tuple[Kind, Key], int] = {}
@@ -1254,6 +1266,45 @@ def _documented_umbrella(groups: list[Group]) -> Group | None:
     return None
 
 
+def _same_ecosystem(ordered: list[Group]) -> list[Group]:
+    """Two ecosystems' conventions at one place (a project Autotools and CMake both build): the kind nothing but
+    a convention decides follows the ecosystem whose convention the primary test is: `make check` documented,
+    so `make` builds, not `cmake --build build`."""
+    test = next((g for g in ordered if g.kind == "test"), None)
+    if test is None:
+        return ordered
+    sources = {m.candidate.source for m in test.members if m.candidate.origin == "convention"}
+    if not sources:
+        return ordered
+    out = list(ordered)
+    for kind in KINDS:
+        of_kind = [g for g in out if g.kind == kind]
+        if (
+            kind == "test"
+            or len(of_kind) < 2
+            or not _by_convention(of_kind[0])
+            or of_kind[0].best().candidate.source in sources
+        ):
+            continue
+        first = of_kind[0]
+        same = next(
+            (
+                g
+                for g in of_kind[1:]
+                if _by_convention(g) and g.cwd == first.cwd == test.cwd and g.best().candidate.source in sources
+            ),
+            None,
+        )
+        if same is not None:
+            out.remove(same)
+            out.insert(out.index(first), same)
+    return out
+
+
+def _by_convention(group_: Group) -> bool:
+    return all(m.candidate.origin == "convention" for m in group_.members)
+
+
 def _to_commands(groups: list[Group], reader: Reader, *, provisional: bool = False) -> list[VerifyCommand]:
     """The checks in rank order (the first of each kind is the primary). `provisional`: only for classifying CI
     steps against them, so what a run's extra arguments reach is not worked out."""
@@ -1262,7 +1313,7 @@ def _to_commands(groups: list[Group], reader: Reader, *, provisional: bool = Fal
         groups = [*groups, Group(umbrella.members, "test")]  # `./gradlew build` builds, and runs the tests
     elif umbrella is not None:
         groups = [g if g is not umbrella else Group(g.members, "test") for g in groups]
-    ordered = sorted(groups, key=_group_rank)
+    ordered = _same_ecosystem(sorted(groups, key=_group_rank))
     primaries: list[Group] = []
     rest: list[Group] = []
     for candidate in ordered:
@@ -1352,7 +1403,7 @@ def _names_an_absent_path(c: Collector, line: str, cwd: str) -> bool:
     words = [w for w in line.split() if not _ASSIGNMENT.match(w)]
     if not words or "/" not in words[0] or words[0].startswith(("/", "~", "$")):
         return False
-    head = words[0].strip("\'\"")
+    head = words[0].strip("'\"")
     if any(ch in head for ch in "*?[{"):
         return True
     rel = posixpath.normpath(head if cwd in ("", ".") else f"{cwd}/{head}")

@@ -314,6 +314,19 @@ CASES: dict[str, Case] = {
         primary={"test": ("bundle exec rake all_specs", ".")},
         never=["test/factories.rb", "spec/factories/**/*.rb"],
     ),
+    "a-document-naming-automakes-check-in-a-project-cmake-builds-too-names-the-tests": Case(
+        files={
+            "configure.ac": "AC_INIT([demo], [0.1])\nAM_INIT_AUTOMAKE([foreign])\nAC_CONFIG_FILES([Makefile])\n",
+            "Makefile.am": "check_PROGRAMS = demo_test\nTESTS = demo_test\n",
+            "CMakeLists.txt": "project(demo C)\nenable_testing()\nadd_test(NAME demo_test COMMAND demo_test)\n",
+            "tests/demo_test.c": "int main(void) { return 0; }\n",
+            "CONTRIBUTING.md": "# Contributing\n\nCover a change with tests and run `make check` before sending it.\n",
+        },
+        # the build follows the ecosystem whose tests the document names
+        primary={"test": ("make check", "."), "build": ("make", ".")},
+        basis={"test": "documented", "build": "convention"},
+        lines=[("make check", ".", True, "full"), ("ctest --test-dir build", ".", True, "full")],
+    ),
     # -- confidence: close calls, and clear choices -----------------------------------------------------------------
     "two-entry-points-alike-and-no-document-is-a-close-call": Case(
         files={
