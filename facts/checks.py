@@ -1410,6 +1410,32 @@ def _names_an_absent_path(c: Collector, line: str, cwd: str) -> bool:
     return not rel.startswith("..") and not c.exists(rel)
 
 
+_MAKEFILE_WRITERS = (
+    "GNUmakefile",
+    "makefile",
+    "Makefile",
+    "Makefile.in",
+    "Makefile.am",
+    "configure",
+    "configure.ac",
+    "configure.in",
+    "Makefile.PL",
+    "Build.PL",
+)
+
+
+def _cmake_build_tree(c: Collector, line: str, cwd: str) -> str:
+    """`make test` documented for a directory that holds a `CMakeLists.txt` and nothing that writes a Makefile in
+    place: the Makefile is the one CMake generates in its build tree, so the line runs there."""
+    words = line.split()
+    if len(words) < 2 or words[0] != "make" or any(w.startswith("-") for w in words[1:]):
+        return cwd
+    here = "" if cwd in ("", ".") else f"{cwd}/"
+    if not c.is_file(f"{here}CMakeLists.txt") or any(c.exists(f"{here}{name}") for name in _MAKEFILE_WRITERS):
+        return cwd
+    return f"{here}build"
+
+
 def _docs_candidates(c: Collector, reader: Reader) -> list[Decided]:
     """Contributor docs' command lines that run a full check: each lifts the entry point it names, or becomes a
     candidate of its own (spelled as its check run is written) when no entry point is that command."""
@@ -1417,6 +1443,7 @@ def _docs_candidates(c: Collector, reader: Reader) -> list[Decided]:
     for line, source, position, cwd in c.docs:
         if EXPRESSION.search(line) or _PLACEHOLDER.search(line) or _names_an_absent_path(c, line, cwd):
             continue
+        cwd = _cmake_build_tree(c, line, cwd)
         probe = decide(reader, Candidate(line, cwd, source, "docs", body=(line,)))
         if probe.kind is None or probe.set_aside is not None:
             continue

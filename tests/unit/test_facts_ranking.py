@@ -327,6 +327,20 @@ CASES: dict[str, Case] = {
         basis={"test": "documented", "build": "convention"},
         lines=[("make check", ".", True, "full"), ("ctest --test-dir build", ".", True, "full")],
     ),
+    "make-test-documented-for-a-cmake-project-is-ctest-in-its-build-tree": Case(
+        files={
+            "CMakeLists.txt": "project(demo C)\nenable_testing()\nadd_test(NAME demo_test COMMAND demo_test)\n",
+            "tests/demo_test.c": "int main(void) { return 0; }\n",
+            "CONTRIBUTING.md": (
+                "# Contributing\n\n```\nmkdir mybuild\ncd mybuild\ncmake ..\n```\n\nthen\n\n```\nmake\n```\n\n"
+                "To run the tests, do\n\n```\nmake test\n```\n"
+            ),
+        },
+        primary={"test": ("make test", "build")},
+        basis={"test": "documented"},
+        never=["make test"],  # not at the root, where no Makefile is
+        lines=[("make test", "build", True, "full"), ("ctest --test-dir build", ".", True, "full")],
+    ),
     # -- confidence: close calls, and clear choices -----------------------------------------------------------------
     "two-entry-points-alike-and-no-document-is-a-close-call": Case(
         files={
