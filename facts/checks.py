@@ -104,6 +104,8 @@ _VARIABLE_NAME = lazy(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _ARTEFACT_DIR = lazy(r"(^|/)(dist|build|target|out|_build|site|coverage|\.tox|\.nox|node_modules)(/|$)")
 # What a body line holds that only its tool fills in (`{envtmpdir}`, `$(BINARY)`, `${{ matrix.x }}`).
 _BROWSER_SUITES = frozenset({"playwright test", "cypress run", "playwright run", "cypress test"})
+# Release packaging: a build of every platform and archive the release configuration lists, not the local build.
+_RELEASE_BUILD_SUITES = frozenset({"goreleaser build"})
 _CONTAINERS = lazy(r"^(docker|podman|docker-compose|nerdctl|kubectl|vagrant|earthly)\b")
 # A run naming a workspace package (`bun run --filter web test`): freshpass reads it in that package.
 _WORKSPACE_FILTER = lazy(r"(^|\s)(--filter|-F|--workspace|-w)(\s|=)")
@@ -713,11 +715,12 @@ class Decided:
     def heavy(self) -> bool:
         """It runs the checks inside containers (`docker compose exec backend pytest`) or drives a browser against
         a running app (`playwright test`): it needs a container engine or a browser and a server, which many
-        machines (and agents' sandboxes) do not have. Ranked after a check that needs neither."""
+        machines (and agents' sandboxes) do not have. Ranked after a check that needs neither; so is a release
+        build (`goreleaser build`: every platform's binary and archive) after the local build."""
         if any(_CONTAINERS.match(line) for line in self.analysis.unknown):
             return True
         suites = {r.suite for r in self.analysis.runs if not r.reference}
-        return bool(suites) and suites <= _BROWSER_SUITES
+        return bool(suites) and (suites <= _BROWSER_SUITES or suites <= _RELEASE_BUILD_SUITES)
 
     @property
     def tier(self) -> int:

@@ -341,6 +341,23 @@ CASES: dict[str, Case] = {
         never=["make test"],  # not at the root, where no Makefile is
         lines=[("make test", "build", True, "full"), ("ctest --test-dir build", ".", True, "full")],
     ),
+    "a-release-build-of-every-platform-is-not-the-local-build": Case(
+        files={
+            "go.mod": "module example.com/x\n\ngo 1.22\n",
+            "main_test.go": "package main\n",
+            "Makefile": (
+                "all: target/x\n\ntarget/x:\n\tgo build -o target/x\n\ntest:\n\tgo test ./...\n\n"
+                "build:\n\tgoreleaser build --clean --snapshot\n"
+            ),
+            "BUILD.md": (
+                "# Building\n\n```sh\n# Build the binary for your platform\nmake\n\n"
+                "# Build binaries and archives for all platforms\nmake build\n```\n\n## Tests\n\n```sh\nmake test\n```\n"
+            ),
+        },
+        primary={"test": ("make test", "."), "build": ("make all", ".")},
+        basis={"test": "documented", "build": "documented"},
+        lines=[("make", ".", True, "full"), ("make build", ".", True, "full")],
+    ),
     # -- confidence: close calls, and clear choices -----------------------------------------------------------------
     "two-entry-points-alike-and-no-document-is-a-close-call": Case(
         files={
