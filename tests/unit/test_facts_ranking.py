@@ -358,6 +358,19 @@ CASES: dict[str, Case] = {
         basis={"test": "documented", "build": "documented"},
         lines=[("make", ".", True, "full"), ("make build", ".", True, "full")],
     ),
+    # -- what narrows a run -----------------------------------------------------------------------------------------
+    "plenarys-one-file-harness-is-a-targeted-run-of-the-directory-suite": Case(
+        files={
+            "Makefile": "test:\n\tnvim --headless --noplugin -c 'PlenaryBustedDirectory tests/plugin'\n",
+            "lua/plugin/init.lua": "return {}\n",
+            "tests/plugin/path_spec.lua": "describe('x', function() end)\n",
+        },
+        primary={"test": ("make test", ".")},
+        lines=[
+            ('nvim --headless -c "PlenaryBustedFile tests/plugin/path_spec.lua"', ".", True, "targeted"),
+            ("nvim --headless --noplugin -c 'PlenaryBustedDirectory tests/plugin'", ".", True, "full"),
+        ],
+    ),
     # -- confidence: close calls, and clear choices -----------------------------------------------------------------
     "two-entry-points-alike-and-no-document-is-a-close-call": Case(
         files={
