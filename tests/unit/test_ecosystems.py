@@ -234,3 +234,31 @@ def test_the_vocabulary_decides_what_narrows(files: dict[str, str], line: str, s
     facts = detect_facts(tmp_path)
     result = classify(line, cwd=tmp_path, root=tmp_path, facts=facts)
     assert (result.approved, result.scope) == (True, scope), (result.to_json(), facts.verify_commands)
+
+
+@pytest.mark.parametrize(
+    ("line", "scope"),
+    [
+        ("julia --project=test/ test/runtests.jl", "full"),
+        ("julia --project=test/ test/runtests.jl --list", "targeted"),  # the script's own option
+        ("julia --project=test/ test/runtests.jl demo", "targeted"),
+    ],
+)
+def test_the_arguments_after_runtests_jl_are_the_scripts_own_selection(line: str, scope: str, tmp_path: Path) -> None:
+    repo = _checkout("julia", tmp_path)
+    facts = detect_facts(repo)
+    result = classify(line, cwd=repo, root=repo, facts=facts)
+    assert (result.approved, result.scope) == (True, scope), result.to_json()
+
+
+def test_make_test_in_a_configured_cmake_build_tree_is_ctest_there(tmp_path: Path) -> None:
+    repo = _checkout("cmake", tmp_path)
+    build = repo / "build"
+    build.mkdir()
+    (build / "CMakeCache.txt").write_text("CMAKE_HOME_DIRECTORY:INTERNAL=..\n", encoding="utf-8")
+    (build / "Makefile").write_text("test:\n\t/usr/bin/ctest --force-new-ctest-process\n", encoding="utf-8")
+    facts = detect_facts(repo)
+    result = classify("make test", cwd=build, root=repo, facts=facts)
+    assert (result.approved, result.scope, result.kind) == (True, "full", "test"), result.to_json()
+    other = classify("make test", cwd=repo, root=repo, facts=facts)  # no Makefile at the root
+    assert not (other.approved and other.scope == "full"), other.to_json()
