@@ -262,3 +262,21 @@ def test_make_test_in_a_configured_cmake_build_tree_is_ctest_there(tmp_path: Pat
     assert (result.approved, result.scope, result.kind) == (True, "full", "test"), result.to_json()
     other = classify("make test", cwd=repo, root=repo, facts=facts)  # no Makefile at the root
     assert not (other.approved and other.scope == "full"), other.to_json()
+
+
+def test_make_test_after_perl_makefile_pl_is_the_prove_run_unless_the_generator_writes_its_own(
+    tmp_path: Path,
+) -> None:
+    repo = _checkout("perl", tmp_path)
+    (repo / "Makefile.PL").write_text("use ExtUtils::MakeMaker;\nWriteMakefile(NAME => 'Demo');\n", encoding="utf-8")
+    facts = detect_facts(repo)
+    result = classify("make test", cwd=repo, root=repo, facts=facts)
+    assert (result.approved, result.scope, result.kind) == (True, "full", "test"), result.to_json()
+    (repo / "Makefile.PL").write_text(
+        "use ExtUtils::MakeMaker;\nWriteMakefile(NAME => 'Demo');\n"
+        "sub MY::postamble { return <<'MAKE_FRAG';\ntest: test_classic test_standalone\nMAKE_FRAG\n}\n",
+        encoding="utf-8",
+    )
+    facts = detect_facts(repo)
+    result = classify("make test", cwd=repo, root=repo, facts=facts)
+    assert not (result.approved and result.scope == "full"), result.to_json()
