@@ -280,3 +280,13 @@ def test_make_test_after_perl_makefile_pl_is_the_prove_run_unless_the_generator_
     facts = detect_facts(repo)
     result = classify("make test", cwd=repo, root=repo, facts=facts)
     assert not (result.approved and result.scope == "full"), result.to_json()
+
+
+@pytest.mark.parametrize("step", ["gen", "generate", "fmt"])
+def test_a_zig_build_step_named_for_writing_is_never_evidence(step: str, tmp_path: Path) -> None:
+    repo = _checkout("zig", tmp_path)
+    facts = detect_facts(repo)
+    result = classify(f"zig build {step}", cwd=repo, root=repo, facts=facts)
+    assert not result.approved, result.to_json()
+    test = classify("zig build test", cwd=repo, root=repo, facts=facts)
+    assert (test.approved, test.scope) == (True, "full"), test.to_json()
