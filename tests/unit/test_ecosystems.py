@@ -290,3 +290,12 @@ def test_a_zig_build_step_named_for_writing_is_never_evidence(step: str, tmp_pat
     assert not result.approved, result.to_json()
     test = classify("zig build test", cwd=repo, root=repo, facts=facts)
     assert (test.approved, test.scope) == (True, "full"), test.to_json()
+
+
+def test_darts_formatter_in_check_mode_is_a_lint_and_its_writing_mode_never_is(tmp_path: Path) -> None:
+    repo = _checkout("dart", tmp_path)
+    facts = detect_facts(repo)
+    assert facts.primary("lint") is not None and facts.primary("lint").command == "dart analyze"
+    check = classify("dart format --output=none --set-exit-if-changed .", cwd=repo, root=repo, facts=facts)
+    assert (check.approved, check.scope, check.kind) == (True, "full", "lint"), check.to_json()
+    assert not classify("dart format .", cwd=repo, root=repo, facts=facts).approved
