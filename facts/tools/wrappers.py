@@ -403,19 +403,14 @@ def _narrowing_assignment(word: str, cwd: Path | None, root: Path | None) -> boo
     return bool(narrowing_of(options, found, cwd, root))
 
 
-_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
-
-
 def _cmake_build_directory(cwd: Path | None) -> bool:
     """A CMake build tree holding no Makefile of the project's own: configured (`CMakeCache.txt`), or not
     configured yet and named `build` beside the `CMakeLists.txt` it is for."""
     if cwd is None:
         return False
     try:
-        if any((cwd / name).is_file() for name in _MAKEFILES):
-            return (cwd / "CMakeCache.txt").is_file()
         if (cwd / "CMakeCache.txt").is_file():
-            return True
+            return True  # its Makefile, if any, is the one CMake generated
         return cwd.name == "build" and not cwd.exists() and (cwd.parent / "CMakeLists.txt").is_file()
     except OSError:
         return False
