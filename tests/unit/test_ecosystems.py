@@ -299,3 +299,22 @@ def test_darts_formatter_in_check_mode_is_a_lint_and_its_writing_mode_never_is(t
     check = classify("dart format --output=none --set-exit-if-changed .", cwd=repo, root=repo, facts=facts)
     assert (check.approved, check.scope, check.kind) == (True, "full", "lint"), check.to_json()
     assert not classify("dart format .", cwd=repo, root=repo, facts=facts).approved
+
+
+def test_a_pom_declaring_the_spotless_plugin_has_its_check_goal_as_a_lint(tmp_path: Path) -> None:
+    repo = _checkout("jvm_maven", tmp_path)
+    pom = repo / "pom.xml"
+    pom.write_text(
+        pom.read_text(encoding="utf-8").replace(
+            "</project>",
+            "<build><plugins><plugin><groupId>com.diffplug.spotless</groupId>"
+            "<artifactId>spotless-maven-plugin</artifactId></plugin></plugins></build>\n</project>",
+        ),
+        encoding="utf-8",
+    )
+    facts = detect_facts(repo)
+    lint = facts.primary("lint")
+    assert lint is not None and lint.command.endswith("spotless:check"), facts.verify_commands
+    check = classify(lint.command, cwd=repo, root=repo, facts=facts)
+    assert (check.approved, check.scope, check.kind) == (True, "full", "lint"), check.to_json()
+    assert not classify(lint.command.replace(":check", ":apply"), cwd=repo, root=repo, facts=facts).approved
