@@ -351,7 +351,8 @@ CASES: dict[str, Case] = {
             ),
             "BUILD.md": (
                 "# Building\n\n```sh\n# Build the binary for your platform\nmake\n\n"
-                "# Build binaries and archives for all platforms\nmake build\n```\n\n## Tests\n\n```sh\nmake test\n```\n"
+                "# Build binaries and archives for all platforms\nmake build\n```\n\n"
+                "## Tests\n\n```sh\nmake test\n```\n"
             ),
         },
         primary={"test": ("make test", "."), "build": ("make all", ".")},
