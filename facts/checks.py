@@ -1409,8 +1409,17 @@ def _names_an_absent_path(c: Collector, line: str, cwd: str) -> bool:
     head = words[0].strip("'\"")
     if any(ch in head for ch in "*?[{"):
         return True
+    if set(PurePosixPath(head).parts[:-1]) & _MADE_DIRS:
+        return False  # installed or built before it runs (`vendor/bin/phpunit`, `build/tests/all`)
     rel = posixpath.normpath(head if cwd in ("", ".") else f"{cwd}/{head}")
     return not rel.startswith("..") and not c.exists(rel)
+
+
+# Directories a fresh checkout does not hold until dependencies are installed or the project is built.
+_MADE_DIRS = frozenset(
+    {"vendor", "node_modules", ".venv", "venv", "env", ".tox", ".nox", "target", "build", "_build", "dist", "out",
+     "bin", ".bin", "obj", "tools", "zig-out", ".build", "_opam", "deps"}
+)  # fmt: skip
 
 
 _MAKEFILE_WRITERS = (

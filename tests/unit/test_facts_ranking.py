@@ -314,6 +314,17 @@ CASES: dict[str, Case] = {
         primary={"test": ("bundle exec rake all_specs", ".")},
         never=["test/factories.rb", "spec/factories/**/*.rb"],
     ),
+    "a-documented-tool-the-install-puts-in-place-is-still-documented": Case(
+        files={
+            "composer.json": '{"name": "demo/demo", "require-dev": {"phpunit/phpunit": "^11"}}',
+            "phpunit.xml": "<phpunit><testsuites><testsuite name='all'><directory>tests</directory></testsuite>"
+            "</testsuites></phpunit>\n",
+            "tests/DemoTest.php": "<?php\n",
+            "CONTRIBUTING.md": "# Contributing\n\nRun the tests:\n\n```\nvendor/bin/phpunit\n```\n",
+        },
+        primary={"test": ("vendor/bin/phpunit", ".")},
+        basis={"test": "documented"},
+    ),
     "a-document-naming-automakes-check-in-a-project-cmake-builds-too-names-the-tests": Case(
         files={
             "configure.ac": "AC_INIT([demo], [0.1])\nAM_INIT_AUTOMAKE([foreign])\nAC_CONFIG_FILES([Makefile])\n",
