@@ -30,6 +30,7 @@ contributor runs, and what is set aside and why.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -103,11 +104,14 @@ _VARIABLE_NAME = lazy(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 _ARTEFACT_DIR = lazy(r"(^|/)(dist|build|target|out|_build|site|coverage|\.tox|\.nox|node_modules)(/|$)")
 # What a body line holds that only its tool fills in (`{envtmpdir}`, `$(BINARY)`, `${{ matrix.x }}`).
 _BROWSER_SUITES = frozenset({"playwright test", "cypress run", "playwright run", "cypress test"})
+# Release packaging: a build of every platform and archive the release configuration lists, not the local build.
+_RELEASE_BUILD_SUITES = frozenset({"goreleaser build"})
 _CONTAINERS = lazy(r"^(docker|podman|docker-compose|nerdctl|kubectl|vagrant|earthly)\b")
 # A run naming a workspace package (`bun run --filter web test`): freshpass reads it in that package.
 _WORKSPACE_FILTER = lazy(r"(^|\s)(--filter|-F|--workspace|-w)(\s|=)")
 _PLACEHOLDERS = lazy(r"\{[a-z_]+\}|\$\(|\$\{")
 _PLACEHOLDER = lazy(r"<[A-Za-z][\w .-]*>|\.\.\.\s*$|\[[A-Za-z_-]+\]")
+_ASSIGNMENT = lazy(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 # -- canonical forms -----------------------------------------------------------------------------------------------
@@ -711,11 +715,12 @@ class Decided:
     def heavy(self) -> bool:
         """It runs the checks inside containers (`docker compose exec backend pytest`) or drives a browser against
         a running app (`playwright test`): it needs a container engine or a browser and a server, which many
-        machines (and agents' sandboxes) do not have. Ranked after a check that needs neither."""
+        machines (and agents' sandboxes) do not have. Ranked after a check that needs neither; so is a release
+        build (`goreleaser build`: every platform's binary and archive) after the local build."""
         if any(_CONTAINERS.match(line) for line in self.analysis.unknown):
             return True
         suites = {r.suite for r in self.analysis.runs if not r.reference}
-        return bool(suites) and suites <= _BROWSER_SUITES
+        return bool(suites) and (suites <= _BROWSER_SUITES or suites <= _RELEASE_BUILD_SUITES)
 
     @property
     def tier(self) -> int:
@@ -919,6 +924,18 @@ def group(decided: list[Decided]) -> tuple[list[Group], list[Decided]]:
             kind = next((claimed[k] for k in item.keys if k in claimed), None)
             if kind is not None:
                 item.kind, item.set_aside = kind, None
+    # An ecosystem's convention says what its command is: a document naming `make check` in an Autotools project
+    # names Automake's test suite, whatever the target's name alone would say.
+    conventional: dict[Key, Kind] = {}
+    for item in decided:
+        if item.candidate.origin == "convention" and item.kind is not None and item.set_aside is None:
+            for key in item.keys:
+                conventional.setdefault(key, item.kind)
+    for item in decided:
+        if item.candidate.origin == "docs" and item.kind is not None and item.set_aside is None:
+            kind = next((conventional[k] for k in item.keys if k in conventional), None)
+            if kind is not None:
+                item.kind = kind
     items = [d for d in decided if d.kind is not None and d.set_aside is None]
     uf = _UnionFind(len(items))
     by_key: dict[tuple[Kind, Key], int] = {}
@@ -1252,6 +1269,45 @@ def _documented_umbrella(groups: list[Group]) -> Group | None:
     return None
 
 
+def _same_ecosystem(ordered: list[Group]) -> list[Group]:
+    """Two ecosystems' conventions at one place (a project Autotools and CMake both build): the kind nothing but
+    a convention decides follows the ecosystem whose convention the primary test is: `make check` documented,
+    so `make` builds, not `cmake --build build`."""
+    test = next((g for g in ordered if g.kind == "test"), None)
+    if test is None:
+        return ordered
+    sources = {m.candidate.source for m in test.members if m.candidate.origin == "convention"}
+    if not sources:
+        return ordered
+    out = list(ordered)
+    for kind in KINDS:
+        of_kind = [g for g in out if g.kind == kind]
+        if (
+            kind == "test"
+            or len(of_kind) < 2
+            or not _by_convention(of_kind[0])
+            or of_kind[0].best().candidate.source in sources
+        ):
+            continue
+        first = of_kind[0]
+        same = next(
+            (
+                g
+                for g in of_kind[1:]
+                if _by_convention(g) and g.cwd == first.cwd == test.cwd and g.best().candidate.source in sources
+            ),
+            None,
+        )
+        if same is not None:
+            out.remove(same)
+            out.insert(out.index(first), same)
+    return out
+
+
+def _by_convention(group_: Group) -> bool:
+    return all(m.candidate.origin == "convention" for m in group_.members)
+
+
 def _to_commands(groups: list[Group], reader: Reader, *, provisional: bool = False) -> list[VerifyCommand]:
     """The checks in rank order (the first of each kind is the primary). `provisional`: only for classifying CI
     steps against them, so what a run's extra arguments reach is not worked out."""
@@ -1260,7 +1316,7 @@ def _to_commands(groups: list[Group], reader: Reader, *, provisional: bool = Fal
         groups = [*groups, Group(umbrella.members, "test")]  # `./gradlew build` builds, and runs the tests
     elif umbrella is not None:
         groups = [g if g is not umbrella else Group(g.members, "test") for g in groups]
-    ordered = sorted(groups, key=_group_rank)
+    ordered = _same_ecosystem(sorted(groups, key=_group_rank))
     primaries: list[Group] = []
     rest: list[Group] = []
     for candidate in ordered:
@@ -1344,13 +1400,62 @@ def _set_aside_json(items: list[Decided]) -> list[SetAside]:
     return out
 
 
+def _names_an_absent_path(c: Collector, line: str, cwd: str) -> bool:
+    """A line whose command is a path the tree does not hold (`test/factories.rb` in a list of where files may
+    live, `spec/**/*.rb`): a path written in a document, not something this project can run."""
+    words = [w for w in line.split() if not _ASSIGNMENT.match(w)]
+    if not words or "/" not in words[0] or words[0].startswith(("/", "~", "$")):
+        return False
+    head = words[0].strip("'\"")
+    if any(ch in head for ch in "*?[{"):
+        return True
+    if set(PurePosixPath(head).parts[:-1]) & _MADE_DIRS:
+        return False  # installed or built before it runs (`vendor/bin/phpunit`, `build/tests/all`)
+    rel = posixpath.normpath(head if cwd in ("", ".") else f"{cwd}/{head}")
+    return not rel.startswith("..") and not c.exists(rel)
+
+
+# Directories a fresh checkout does not hold until dependencies are installed or the project is built.
+_MADE_DIRS = frozenset(
+    {"vendor", "node_modules", ".venv", "venv", "env", ".tox", ".nox", "target", "build", "_build", "dist", "out",
+     "bin", ".bin", "obj", "tools", "zig-out", ".build", "_opam", "deps"}
+)  # fmt: skip
+
+
+_MAKEFILE_WRITERS = (
+    "GNUmakefile",
+    "makefile",
+    "Makefile",
+    "Makefile.in",
+    "Makefile.am",
+    "configure",
+    "configure.ac",
+    "configure.in",
+    "Makefile.PL",
+    "Build.PL",
+)
+
+
+def _cmake_build_tree(c: Collector, line: str, cwd: str) -> str:
+    """`make test` documented for a directory that holds a `CMakeLists.txt` and nothing that writes a Makefile in
+    place: the Makefile is the one CMake generates in its build tree, so the line runs there."""
+    words = line.split()
+    if len(words) < 2 or words[0] != "make" or any(w.startswith("-") for w in words[1:]):
+        return cwd
+    here = "" if cwd in ("", ".") else f"{cwd}/"
+    if not c.is_file(f"{here}CMakeLists.txt") or any(c.exists(f"{here}{name}") for name in _MAKEFILE_WRITERS):
+        return cwd
+    return f"{here}build"
+
+
 def _docs_candidates(c: Collector, reader: Reader) -> list[Decided]:
     """Contributor docs' command lines that run a full check: each lifts the entry point it names, or becomes a
     candidate of its own (spelled as its check run is written) when no entry point is that command."""
     out: list[Decided] = []
     for line, source, position, cwd in c.docs:
-        if EXPRESSION.search(line) or _PLACEHOLDER.search(line):
+        if EXPRESSION.search(line) or _PLACEHOLDER.search(line) or _names_an_absent_path(c, line, cwd):
             continue
+        cwd = _cmake_build_tree(c, line, cwd)
         probe = decide(reader, Candidate(line, cwd, source, "docs", body=(line,)))
         if probe.kind is None or probe.set_aside is not None:
             continue

@@ -31,12 +31,15 @@ class Convention:
 
     `when`: a file or directory (relative to the package) that must exist for the convention to hold — `t/` for
     Perl's `prove -l t`; a trailing `/` names a directory. `spellings`: other ways contributors type the same full
-    run (`cargo test --all` for `cargo test --workspace`)."""
+    run (`cargo test --all` for `cargo test --workspace`). `generated`: (generator, spelling) — the same run
+    through the Makefile a generator writes (`make test` after `perl Makefile.PL`), a spelling only where that
+    generator is and no Makefile of the project's own."""
 
     kind: Kind
     command: str
     spellings: tuple[str, ...] = ()
     when: str = ""
+    generated: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,9 +151,33 @@ def read_conventions(c: Collector, package: Package, eco: Ecosystem, manifest: s
                 "convention",
                 kind=convention.kind,
                 body=(convention.command,),
-                spellings=convention.spellings,
+                spellings=(*convention.spellings, *_generated_spellings(c, package.cwd, convention)),
             )
         )
+
+
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+
+def _generated_spellings(c: Collector, cwd: str, convention: Convention) -> tuple[str, ...]:
+    from freshpass.facts.signals.base import under
+
+    if not convention.generated or any(c.exists(under(cwd, name)) for name in _MAKEFILES):
+        return ()
+    return tuple(
+        spelling
+        for generator, spelling in convention.generated
+        if c.is_file(under(cwd, generator)) and not _writes_its_own_target(c.read_text(under(cwd, generator)), spelling)
+    )
+
+
+def _writes_its_own_target(text: str | None, spelling: str) -> bool:
+    """A generator that writes a target of that name itself (a MakeMaker postamble's `test: test_classic …`, an
+    overridden `MY::test`): the generated target runs what the project wrote, not the convention."""
+    if text is None:
+        return True
+    target = spelling.split()[-1]
+    return bool(re.search(rf"(?m)^\s*{re.escape(target)}\s*:(?!=)|\bMY::{re.escape(target)}\b", text))
 
 
 def add_convention(

@@ -45,7 +45,16 @@ ECOSYSTEM = Ecosystem(
     manifests=("pubspec.yaml",),
     lockfiles=(("pubspec.lock", "pub"),),
     package_manager="pub",
-    conventions=(Convention("test", "dart test", when="test/"), Convention("lint", "dart analyze")),
+    conventions=(
+        Convention("test", "dart test", when="test/"),
+        Convention("lint", "dart analyze"),
+        # the formatter's check mode (`dart format` documents it for CI): reports, never rewrites
+        Convention(
+            "lint",
+            "dart format --output=none --set-exit-if-changed .",
+            spellings=("dart format -o none --set-exit-if-changed .",),
+        ),
+    ),
     vocabulary=Vocabulary(
         runners=("dart",),
         narrowing=("-n/--name", "-N/--plain-name", "-t/--tags", "-x/--exclude-tags", "--shard-index", "a test file"),

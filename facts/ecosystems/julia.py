@@ -10,6 +10,8 @@ from .base import Convention, Ecosystem, Vocabulary
 
 _FULL = Runner("julia", "test", opts("-e --eval -t --threads --project -p --procs"), frozenset(), positionals="never")
 _NARROWED = Runner("julia", "test", frozenset(), frozenset(), positionals="always")
+# The arguments after test/runtests.jl are the script's own: options (`--list`, `--verbose`) as much as names.
+_SCRIPT = Runner("julia", "test", frozenset(), frozenset(), positionals="always", arguments_select=True)
 
 
 @tool("julia")
@@ -21,7 +23,7 @@ def _julia(tokens: tuple[str, ...]) -> Identification:
         return Identified(_FULL, len(tokens), "test", "Pkg.test")
     if any(t.endswith("test/runtests.jl") for t in tokens[1:]):
         at = next(i for i, t in enumerate(tokens) if t.endswith("test/runtests.jl"))
-        return Identified(_NARROWED if at + 1 < len(tokens) else _FULL, at + 1, "test", "runtests.jl")
+        return Identified(_SCRIPT if at + 1 < len(tokens) else _FULL, at + 1, "test", "runtests.jl")
     return None
 
 

@@ -27,6 +27,9 @@ def _maven(c: Collector, package: Package) -> None:
     runner = "./mvnw" if c.is_file(under(package.cwd, "mvnw")) else "mvn"
     _convention(c, f"{runner} test", "test", package.cwd, rel)
     _convention(c, f"{runner} verify", "check", package.cwd, rel)
+    if text is not None and "spotless-maven-plugin" in text:
+        # the formatter plugin the build declares, in its check goal (reports, never rewrites: `:apply` does)
+        _convention(c, f"{runner} spotless:check", "lint", package.cwd, rel)
 
 
 def _vocabulary() -> Vocabulary:

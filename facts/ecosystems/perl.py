@@ -30,7 +30,15 @@ ECOSYSTEM = Ecosystem(
     manifests=("Makefile.PL", "Build.PL", "cpanfile", "dist.ini"),
     lockfiles=(("cpanfile.snapshot", "carton"),),
     package_manager="cpanm",
-    conventions=(Convention("test", "prove -l t", when="t/", spellings=("prove -lr t", "prove -l")),),
+    conventions=(
+        Convention(
+            "test",
+            "prove -l t",
+            when="t/",
+            spellings=("prove -lr t", "prove -l"),
+            generated=(("Makefile.PL", "make test"),),
+        ),
+    ),
     vocabulary=Vocabulary(
         runners=("prove", "make"),
         narrowing=("a test file (`t/basic.t`)", "--state=failed", "TEST_FILES=… (make test)"),

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from freshpass.facts.tools.base import Identification, Identified, Runner, formatter, opts, tool
+from freshpass.facts.tools.base import (
+    Identification,
+    Identified,
+    Runner,
+    formatter,
+    opts,
+    publishes,
+    script_kind,
+    tool,
+    writes,
+)
 
 from . import _summaries
 from .base import Convention, Ecosystem, Vocabulary
@@ -27,6 +37,12 @@ def _zig(tokens: tuple[str, ...]) -> Identification:
         return Identified(ZIG_TEST_FILE, 2, "test", "zig test")  # one file's tests: its path narrows
     if args[:1] == ("fmt",):
         return formatter("zig fmt", args[1:], check=("--check",), head=2)
+    step = args[1] if args[:1] == ("build",) and len(args) > 1 else ""
+    said = script_kind(step) if step and not step.startswith("-") else None
+    if said == "writes":
+        return writes(f"`zig build {step}`: its step's name says it rewrites files")
+    if said == "publishes":
+        return publishes(f"`zig build {step}`: its step's name says it publishes")
     return Identified(ZIG_BUILD_TEST, 2, "build", "zig build") if args[:1] == ("build",) and len(args) == 1 else None
 
 

@@ -85,7 +85,7 @@ _DOC_DIRS = (
 )
 _DOC_NAME = lazy(
     r"^(contributing|development[\w-]*|developing|developers?|hacking|testing|building|dev[-_]?guide|getting[-_]started)"
-    r"(\.(md|rst|txt|adoc))?$",
+    r"(\.(md|rst|txt|adoc))?$|^build\.(md|rst)$",  # `BUILD.md`, never a Bazel `BUILD` file
     re.IGNORECASE,
 )
 

@@ -90,6 +90,9 @@ def narrowing_of(
     """Which of `args` (the tokens after the runner, or an approved command's trailing args) narrow the run."""
     runner = identified.runner if identified else None
     found = Narrowing()
+    if runner is not None and runner.arguments_select and args:
+        found.reasons.append(f"arguments {' '.join(args)}")
+        return found
     narrowing_options = runner.narrowing_options if runner else frozenset()
     value_options = runner.value_options if runner else frozenset()
     i = 0

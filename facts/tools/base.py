@@ -80,6 +80,8 @@ class Runner:
     passthrough_narrows: bool = False  # `tox -- ARGS`: anything after `--` narrows
     test_binary_args: bool = False  # `cargo test -- ARGS`: filters and `--skip`/`--exact` narrow, flags do not
     opaque: bool = False  # a script or task whose options are unknown: `--name WORD` is read as option and value
+    # A test script whose every argument is its own selection (`julia test/runtests.jl --list`, `… unit`).
+    arguments_select: bool = False
     whole_scope: frozenset[str] = frozenset()
     synonyms: tuple[tuple[str, str], ...] = ()  # (spelling, canonical spelling)
     neutral: frozenset[str] = frozenset()

@@ -39,8 +39,10 @@ def _nvim(tokens: tuple[str, ...]) -> Identification:
     if "--headless" not in args and "-l" not in args:
         return None
     for arg in args:
-        if "PlenaryBustedDirectory" in arg or "PlenaryBustedFile" in arg:
+        if "PlenaryBustedDirectory" in arg:
             return Identified(NVIM_TEST, 1, "test", "nvim PlenaryBusted")
+        if "PlenaryBustedFile" in arg:
+            return Identified(NVIM_ONE_FILE, 1, "test", "nvim PlenaryBusted")
     for i, arg in enumerate(args[:-1]):
         if arg in ("-u", "-l", "-S", "-c", "--cmd", "+") and "test" in args[i + 1].lower():
             return Identified(NVIM_TEST, 1, "test", "nvim test script")
@@ -55,6 +57,8 @@ NVIM_TEST = Runner(
     frozenset(),
     positionals="never",
 )
+# `PlenaryBustedFile FILE` runs that one spec file: its `-c` command selects.
+NVIM_ONE_FILE = Runner("nvim", "test", NVIM_TEST.value_options, opts("-c"), positionals="never")
 
 
 @tool("stylua")

@@ -403,6 +403,19 @@ def _narrowing_assignment(word: str, cwd: Path | None, root: Path | None) -> boo
     return bool(narrowing_of(options, found, cwd, root))
 
 
+def _cmake_build_directory(cwd: Path | None) -> bool:
+    """A CMake build tree holding no Makefile of the project's own: configured (`CMakeCache.txt`), or not
+    configured yet and named `build` beside the `CMakeLists.txt` it is for."""
+    if cwd is None:
+        return False
+    try:
+        if (cwd / "CMakeCache.txt").is_file():
+            return True  # its Makefile, if any, is the one CMake generated
+        return cwd.name == "build" and not cwd.exists() and (cwd.parent / "CMakeLists.txt").is_file()
+    except OSError:
+        return False
+
+
 def _runner_directory(args: tuple[str, ...], cwd: Path | None) -> tuple[tuple[str, ...], Path | None]:
     """`ctest --test-dir build` ≡ `ctest` in build/, `meson test -C build` ≡ `meson test` in build/: a run typed
     either way from either place is the same run."""
@@ -410,6 +423,8 @@ def _runner_directory(args: tuple[str, ...], cwd: Path | None) -> tuple[tuple[st
         return args, cwd
     if args[0] == "ctest":
         option = "--test-dir"
+    elif args == ("make", "test") and _cmake_build_directory(cwd):
+        return ("ctest",), cwd  # the test target CMake's Makefile generator writes runs ctest
     elif args[0] == "meson" and args[1:2] == ("test",):
         option = "-C"
     else:

@@ -234,3 +234,87 @@ def test_the_vocabulary_decides_what_narrows(files: dict[str, str], line: str, s
     facts = detect_facts(tmp_path)
     result = classify(line, cwd=tmp_path, root=tmp_path, facts=facts)
     assert (result.approved, result.scope) == (True, scope), (result.to_json(), facts.verify_commands)
+
+
+@pytest.mark.parametrize(
+    ("line", "scope"),
+    [
+        ("julia --project=test/ test/runtests.jl", "full"),
+        ("julia --project=test/ test/runtests.jl --list", "targeted"),  # the script's own option
+        ("julia --project=test/ test/runtests.jl demo", "targeted"),
+    ],
+)
+def test_the_arguments_after_runtests_jl_are_the_scripts_own_selection(line: str, scope: str, tmp_path: Path) -> None:
+    repo = _checkout("julia", tmp_path)
+    facts = detect_facts(repo)
+    result = classify(line, cwd=repo, root=repo, facts=facts)
+    assert (result.approved, result.scope) == (True, scope), result.to_json()
+
+
+def test_make_test_in_a_configured_cmake_build_tree_is_ctest_there(tmp_path: Path) -> None:
+    repo = _checkout("cmake", tmp_path)
+    build = repo / "build"
+    build.mkdir()
+    (build / "CMakeCache.txt").write_text("CMAKE_HOME_DIRECTORY:INTERNAL=..\n", encoding="utf-8")
+    (build / "Makefile").write_text("test:\n\t/usr/bin/ctest --force-new-ctest-process\n", encoding="utf-8")
+    facts = detect_facts(repo)
+    result = classify("make test", cwd=build, root=repo, facts=facts)
+    assert (result.approved, result.scope, result.kind) == (True, "full", "test"), result.to_json()
+    other = classify("make test", cwd=repo, root=repo, facts=facts)  # no Makefile at the root
+    assert not (other.approved and other.scope == "full"), other.to_json()
+
+
+def test_make_test_after_perl_makefile_pl_is_the_prove_run_unless_the_generator_writes_its_own(
+    tmp_path: Path,
+) -> None:
+    repo = _checkout("perl", tmp_path)
+    (repo / "Makefile.PL").write_text("use ExtUtils::MakeMaker;\nWriteMakefile(NAME => 'Demo');\n", encoding="utf-8")
+    facts = detect_facts(repo)
+    result = classify("make test", cwd=repo, root=repo, facts=facts)
+    assert (result.approved, result.scope, result.kind) == (True, "full", "test"), result.to_json()
+    (repo / "Makefile.PL").write_text(
+        "use ExtUtils::MakeMaker;\nWriteMakefile(NAME => 'Demo');\n"
+        "sub MY::postamble { return <<'MAKE_FRAG';\ntest: test_classic test_standalone\nMAKE_FRAG\n}\n",
+        encoding="utf-8",
+    )
+    facts = detect_facts(repo)
+    result = classify("make test", cwd=repo, root=repo, facts=facts)
+    assert not (result.approved and result.scope == "full"), result.to_json()
+
+
+@pytest.mark.parametrize("step", ["gen", "generate", "fmt"])
+def test_a_zig_build_step_named_for_writing_is_never_evidence(step: str, tmp_path: Path) -> None:
+    repo = _checkout("zig", tmp_path)
+    facts = detect_facts(repo)
+    result = classify(f"zig build {step}", cwd=repo, root=repo, facts=facts)
+    assert not result.approved, result.to_json()
+    test = classify("zig build test", cwd=repo, root=repo, facts=facts)
+    assert (test.approved, test.scope) == (True, "full"), test.to_json()
+
+
+def test_darts_formatter_in_check_mode_is_a_lint_and_its_writing_mode_never_is(tmp_path: Path) -> None:
+    repo = _checkout("dart", tmp_path)
+    facts = detect_facts(repo)
+    assert facts.primary("lint") is not None and facts.primary("lint").command == "dart analyze"
+    check = classify("dart format --output=none --set-exit-if-changed .", cwd=repo, root=repo, facts=facts)
+    assert (check.approved, check.scope, check.kind) == (True, "full", "lint"), check.to_json()
+    assert not classify("dart format .", cwd=repo, root=repo, facts=facts).approved
+
+
+def test_a_pom_declaring_the_spotless_plugin_has_its_check_goal_as_a_lint(tmp_path: Path) -> None:
+    repo = _checkout("jvm_maven", tmp_path)
+    pom = repo / "pom.xml"
+    pom.write_text(
+        pom.read_text(encoding="utf-8").replace(
+            "</project>",
+            "<build><plugins><plugin><groupId>com.diffplug.spotless</groupId>"
+            "<artifactId>spotless-maven-plugin</artifactId></plugin></plugins></build>\n</project>",
+        ),
+        encoding="utf-8",
+    )
+    facts = detect_facts(repo)
+    lint = facts.primary("lint")
+    assert lint is not None and lint.command.endswith("spotless:check"), facts.verify_commands
+    check = classify(lint.command, cwd=repo, root=repo, facts=facts)
+    assert (check.approved, check.scope, check.kind) == (True, "full", "lint"), check.to_json()
+    assert not classify(lint.command.replace(":check", ":apply"), cwd=repo, root=repo, facts=facts).approved

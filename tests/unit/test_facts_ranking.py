@@ -300,6 +300,89 @@ CASES: dict[str, Case] = {
         primary={"test": ("nox -s tests", ".")},
         basis={"test": "documented"},
     ),
+    # -- what documents name ------------------------------------------------------------------------------------------
+    "a-document-listing-where-files-may-live-names-no-command": Case(
+        files={
+            "Gemfile": "source 'https://rubygems.org'\ngem 'rspec'\n",
+            "Rakefile": "task default: [:all_specs]\ntask :all_specs do\n  sh 'rspec'\nend\n",
+            "spec/a_spec.rb": "describe 1 do\nend\n",
+            "GETTING_STARTED.md": (
+                "# Getting started\n\nFactories are loaded from these paths:\n\n"
+                "    factories.rb\n    test/factories.rb\n    spec/factories/**/*.rb\n"
+            ),
+        },
+        primary={"test": ("bundle exec rake all_specs", ".")},
+        never=["test/factories.rb", "spec/factories/**/*.rb"],
+    ),
+    "a-documented-tool-the-install-puts-in-place-is-still-documented": Case(
+        files={
+            "composer.json": '{"name": "demo/demo", "require-dev": {"phpunit/phpunit": "^11"}}',
+            "phpunit.xml": "<phpunit><testsuites><testsuite name='all'><directory>tests</directory></testsuite>"
+            "</testsuites></phpunit>\n",
+            "tests/DemoTest.php": "<?php\n",
+            "CONTRIBUTING.md": "# Contributing\n\nRun the tests:\n\n```\nvendor/bin/phpunit\n```\n",
+        },
+        primary={"test": ("vendor/bin/phpunit", ".")},
+        basis={"test": "documented"},
+    ),
+    "a-document-naming-automakes-check-in-a-project-cmake-builds-too-names-the-tests": Case(
+        files={
+            "configure.ac": "AC_INIT([demo], [0.1])\nAM_INIT_AUTOMAKE([foreign])\nAC_CONFIG_FILES([Makefile])\n",
+            "Makefile.am": "check_PROGRAMS = demo_test\nTESTS = demo_test\n",
+            "CMakeLists.txt": "project(demo C)\nenable_testing()\nadd_test(NAME demo_test COMMAND demo_test)\n",
+            "tests/demo_test.c": "int main(void) { return 0; }\n",
+            "CONTRIBUTING.md": "# Contributing\n\nCover a change with tests and run `make check` before sending it.\n",
+        },
+        # the build follows the ecosystem whose tests the document names
+        primary={"test": ("make check", "."), "build": ("make", ".")},
+        basis={"test": "documented", "build": "convention"},
+        lines=[("make check", ".", True, "full"), ("ctest --test-dir build", ".", True, "full")],
+    ),
+    "make-test-documented-for-a-cmake-project-is-ctest-in-its-build-tree": Case(
+        files={
+            "CMakeLists.txt": "project(demo C)\nenable_testing()\nadd_test(NAME demo_test COMMAND demo_test)\n",
+            "tests/demo_test.c": "int main(void) { return 0; }\n",
+            "CONTRIBUTING.md": (
+                "# Contributing\n\n```\nmkdir mybuild\ncd mybuild\ncmake ..\n```\n\nthen\n\n```\nmake\n```\n\n"
+                "To run the tests, do\n\n```\nmake test\n```\n"
+            ),
+        },
+        primary={"test": ("make test", "build")},
+        basis={"test": "documented"},
+        never=["make test"],  # not at the root, where no Makefile is
+        lines=[("make test", "build", True, "full"), ("ctest --test-dir build", ".", True, "full")],
+    ),
+    "a-release-build-of-every-platform-is-not-the-local-build": Case(
+        files={
+            "go.mod": "module example.com/x\n\ngo 1.22\n",
+            "main_test.go": "package main\n",
+            "Makefile": (
+                "all: target/x\n\ntarget/x:\n\tgo build -o target/x\n\ntest:\n\tgo test ./...\n\n"
+                "build:\n\tgoreleaser build --clean --snapshot\n"
+            ),
+            "BUILD.md": (
+                "# Building\n\n```sh\n# Build the binary for your platform\nmake\n\n"
+                "# Build binaries and archives for all platforms\nmake build\n```\n\n"
+                "## Tests\n\n```sh\nmake test\n```\n"
+            ),
+        },
+        primary={"test": ("make test", "."), "build": ("make all", ".")},
+        basis={"test": "documented", "build": "documented"},
+        lines=[("make", ".", True, "full"), ("make build", ".", True, "full")],
+    ),
+    # -- what narrows a run -----------------------------------------------------------------------------------------
+    "plenarys-one-file-harness-is-a-targeted-run-of-the-directory-suite": Case(
+        files={
+            "Makefile": "test:\n\tnvim --headless --noplugin -c 'PlenaryBustedDirectory tests/plugin'\n",
+            "lua/plugin/init.lua": "return {}\n",
+            "tests/plugin/path_spec.lua": "describe('x', function() end)\n",
+        },
+        primary={"test": ("make test", ".")},
+        lines=[
+            ('nvim --headless -c "PlenaryBustedFile tests/plugin/path_spec.lua"', ".", True, "targeted"),
+            ("nvim --headless --noplugin -c 'PlenaryBustedDirectory tests/plugin'", ".", True, "full"),
+        ],
+    ),
     # -- confidence: close calls, and clear choices -----------------------------------------------------------------
     "two-entry-points-alike-and-no-document-is-a-close-call": Case(
         files={
