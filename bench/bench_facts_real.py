@@ -64,6 +64,7 @@ CHECK_FLAGS = frozenset(
         "--no-fix",
         "--test",
         "--set-exit-if-changed",
+        "--check-formatted",
         "--output=none",
     }
 )
