@@ -6,10 +6,13 @@ JSON field names here are stable interfaces (design §8): editor clients, agents
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
+# The kinds of check, in the order every door lists them: the one spelling. Python imports `Kind`/`KINDS` from
+# here; scripts/gen-settings reads this line for the copies it writes (Neovim's `freshpass.kinds`) and checks
+# package.json's `*.kinds` enums against it; tests/unit/test_status_schema.py checks docs/status.schema.json.
 Kind = Literal["test", "lint", "typecheck", "build", "check"]
-KINDS: tuple[Kind, ...] = ("test", "lint", "typecheck", "build", "check")
+KINDS: tuple[Kind, ...] = get_args(Kind)
 FLAKY_POLICIES = ("fail", "pass-counts")  # [tool.freshpass] flaky
 
 # Where a check was learned, strongest first (design §2): the project said so to freshpass; a local entry point a
