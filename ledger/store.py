@@ -264,34 +264,11 @@ def iso_time(epoch: Any) -> str:
 
 
 _EVIDENCE_FIELDS = tuple(f.name for f in fields(Evidence))
-_DRAFT_COLUMNS = (
-    "created_at",
-    "started_at",
-    "finished_at",
-    "duration",
-    "session",
-    "actor",
-    "cwd",
-    "root",
-    "command",
-    "canonical_command",
-    "approved",
-    "kind",
-    "scope",
-    "status",
-    "exit_code",
-    "reason",
-    "output_head",
-    "output_tail",
-    "output_omitted",
-    "tests_passed",
-    "tests_failed",
-    "tests_skipped",
-    "content_id",
-    "stale_at_record",
-    "details",
-    "observed",
-)
+# What the ledger adds to a draft when it records it; every other field of `Evidence` is `EvidenceDraft`'s
+# (tests/unit/test_receipts.py holds the two to that).
+LEDGER_ASSIGNED = ("id", "created_at", "duration")
+# The columns a record writes: every field of the receipt but the id SQLite assigns.
+_DRAFT_COLUMNS = tuple(name for name in _EVIDENCE_FIELDS if name != "id")
 _SELECT_EVIDENCE = f"SELECT {', '.join(_EVIDENCE_FIELDS)} FROM events"
 _INSERT_EVIDENCE = f"INSERT INTO events ({', '.join(_DRAFT_COLUMNS)}) VALUES ({', '.join('?' for _ in _DRAFT_COLUMNS)})"
 
