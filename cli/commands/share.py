@@ -327,7 +327,7 @@ def _list(project: _Project, rev: str | None, *, json_output: bool) -> int:
 def describe_shared(entry: dict[str, Any], *, indent: str = "  ") -> str:
     """One shared receipt for a terminal: label, command, where it ran, and whether it counts (made safe)."""
     from freshpass.commands.status import age
-    from freshpass.ledger.shared import label
+    from freshpass.evidence.present import shared_label as label
 
     where = ", ".join(part for part in (entry.get("provider"), entry.get("job_url")) if part)
     signature = f", signed by {entry['signer']}" if entry.get("signer") else ""
