@@ -200,6 +200,9 @@ class ProjectFacts:
     # change to any of them can change the facts (design §6); not part of the JSON.
     inputs: frozenset[str] = frozenset()
     input_dirs: frozenset[str] = frozenset()
+    # What reading `recipe` reported (also in `problems`), for a door that runs the recipe (`freshpass verify`):
+    # detection decides the recipe once, and the doors take it from here; not part of the JSON.
+    recipe_problems: list[Problem] = field(default_factory=list)
 
     def reads(self, relative_path: str) -> bool:
         """Could a change to `relative_path` (root-relative, `/`-separated) change these facts?"""
