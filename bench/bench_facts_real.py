@@ -35,13 +35,13 @@ except ModuleNotFoundError:  # Python 3.10
 
 from freshpass.facts.classify import classify
 from freshpass.facts.detect import detect_facts
+from freshpass.facts.model import KINDS
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "bench" / "facts_real" / "repos.toml"
 OUTPUT = REPO / "docs" / "bench-facts-real.md"
 DEFAULT_CACHE = Path("~/.cache/freshpass-bench/repos")
 
-KINDS = ("test", "lint", "typecheck", "build", "check")
 OTHER_KINDS = KINDS[1:]
 ECOSYSTEMS = (
     "python", "js", "rust", "go", "jvm", "ruby", "php", "lua",

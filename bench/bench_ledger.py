@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _ledger_report import TABLE_HEAD, row, write_section
 from freshpass.evidence.status import root_status
-from freshpass.ledger.content import ContentSnapshot
+from freshpass.ledger.content import ContentSnapshot, git_content_id
 from freshpass.ledger.store import EvidenceDraft, Ledger, Retention
 
 HOT_ROOT = "/home/dev/src/hot-project"
@@ -43,7 +43,7 @@ def fill(path: Path, total: int) -> None:
     for i in range(total):
         root = HOT_ROOT if i < hot else f"/home/dev/src/project-{i % 1000}"
         kind = KINDS[i % len(KINDS)]
-        content = f"git:{(i // 7) % 5000:040x}"
+        content = git_content_id(f"{(i // 7) % 5000:040x}")
         stamp = now - (total - i) * 0.5
         fields = (stamp, stamp - 3, stamp, 3.0, "terminal:1", "terminal", root, root, "pytest -q", "pytest", 1)
         batch.append((*fields, kind, "full", "passed", 0, content, i % 97 == 0))

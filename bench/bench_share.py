@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _ledger_report import percentile
 from freshpass.facts.model import SharedTrust
 from freshpass.ledger import notes
-from freshpass.ledger.content import commit_snapshot, snapshot
+from freshpass.ledger.content import commit_snapshot, git_content_id, snapshot
 from freshpass.ledger.git import Repository, find_remote, find_repository
 from freshpass.ledger.shared import Provenance, SharedReceipt, from_evidence
 from freshpass.ledger.store import Evidence
@@ -292,7 +292,7 @@ def make_history(base: Path, remote: Path, publishes: int, made: Receipts) -> Pa
     repo = repository(writer)
     origin = find_remote(repo, "origin")
     notes.fetch(repo, origin)
-    contents = [f"git:{index:040x}" for index in range(max(1, publishes // 5))]
+    contents = [git_content_id(f"{index:040x}") for index in range(max(1, publishes // 5))]
     for index in range(publishes):
         notes.add_receipts(repo, [made.next(contents[index % len(contents)])], summary="history")
     notes.push(repo, origin)

@@ -68,6 +68,7 @@ def detect_facts(root: Path, *, time_budget: float = DEFAULT_TIME_BUDGET) -> Pro
     facts.input_dirs = input_dirs
     recipe, recipe_problems = recipe_for(root, facts)
     facts.recipe = recipe
+    facts.recipe_problems = recipe_problems
     facts.problems.extend(recipe_problems)
     return facts
 

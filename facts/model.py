@@ -6,10 +6,13 @@ JSON field names here are stable interfaces (design §8): editor clients, agents
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
+# The kinds of check, in the order every door lists them: the one spelling. Python imports `Kind`/`KINDS` from
+# here; scripts/gen-settings reads this line for the copies it writes (Neovim's `freshpass.kinds`) and checks
+# package.json's `*.kinds` enums against it; tests/unit/test_status_schema.py checks docs/status.schema.json.
 Kind = Literal["test", "lint", "typecheck", "build", "check"]
-KINDS: tuple[Kind, ...] = ("test", "lint", "typecheck", "build", "check")
+KINDS: tuple[Kind, ...] = get_args(Kind)
 FLAKY_POLICIES = ("fail", "pass-counts")  # [tool.freshpass] flaky
 
 # Where a check was learned, strongest first (design §2): the project said so to freshpass; a local entry point a
@@ -197,6 +200,9 @@ class ProjectFacts:
     # change to any of them can change the facts (design §6); not part of the JSON.
     inputs: frozenset[str] = frozenset()
     input_dirs: frozenset[str] = frozenset()
+    # What reading `recipe` reported (also in `problems`), for a door that runs the recipe (`freshpass verify`):
+    # detection decides the recipe once, and the doors take it from here; not part of the JSON.
+    recipe_problems: list[Problem] = field(default_factory=list)
 
     def reads(self, relative_path: str) -> bool:
         """Could a change to `relative_path` (root-relative, `/`-separated) change these facts?"""

@@ -42,6 +42,35 @@ from freshpass.ledger.paths import default_ledger_path
 GIT_PREFIX = "git:"
 FILES_PREFIX = "files:"
 
+
+# The one parser and formatter of content ids: every other module reads and spells them through these.
+def git_content_id(tree: str) -> str:
+    """The content id of a git tree: `git:<tree>`."""
+    return f"{GIT_PREFIX}{tree}"
+
+
+def files_content_id(digest: str) -> str:
+    """The content id of a non-git root's files: `files:<sha256 of the manifest>`."""
+    return f"{FILES_PREFIX}{digest}"
+
+
+def git_tree(content_id: str | None) -> str | None:
+    """The tree a `git:<tree>` content id names; None for any other id (a `files:` digest, empty, None)."""
+    if content_id and content_id.startswith(GIT_PREFIX):
+        return content_id[len(GIT_PREFIX) :]
+    return None
+
+
+def is_git_content(content_id: str | None) -> bool:
+    """Whether `content_id` names a git tree (`git:<tree>`)."""
+    return git_tree(content_id) is not None
+
+
+def is_files_content(content_id: str | None) -> bool:
+    """Whether `content_id` names a non-git root's files (`files:<digest>`)."""
+    return bool(content_id) and str(content_id).startswith(FILES_PREFIX)
+
+
 # Prose never makes evidence stale by default (design §4.4). Build inputs that happen to be .txt are not prose.
 PROSE_EXTENSIONS = (".md", ".mdx", ".rst", ".txt", ".adoc", ".org")
 PROSE_BASENAMES = (
@@ -114,7 +143,7 @@ class ContentSnapshot:
 
     @property
     def is_git(self) -> bool:
-        return self.content_id.startswith(GIT_PREFIX)
+        return is_git_content(self.content_id)
 
 
 def prose_globs() -> list[str]:
@@ -186,7 +215,7 @@ def commit_snapshot(
                 tree = filtered_tree(here[0], parse_listing(listing), ignored, algorithm)
     except (GitError, ListingError, ValueError) as exc:
         raise ContentError(str(exc)) from None
-    return ContentSnapshot(root=str(root_path), content_id=f"{GIT_PREFIX}{tree}", git_toplevel=str(repository.toplevel))
+    return ContentSnapshot(root=str(root_path), content_id=git_content_id(tree), git_toplevel=str(repository.toplevel))
 
 
 def differences_from_commit(
@@ -206,7 +235,7 @@ def differences_from_commit(
         with IsolatedGit(repository, index=False) as git:
             committed = git.call(["rev-parse", "--verify", "--quiet", "--end-of-options", spec])
             old = committed.stdout.decode().strip() if committed.returncode == 0 else empty_tree_id(repository)
-            new = current.content_id.removeprefix(GIT_PREFIX)
+            new = git_tree(current.content_id) or ""
             output = git.run(["diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new])
     except GitError:
         return []
@@ -234,9 +263,8 @@ def changed_paths(
     """
     if old_content_id == new_snapshot.content_id:
         return []
-    if old_content_id.startswith(GIT_PREFIX) and new_snapshot.is_git and new_snapshot.git_toplevel:
-        old_tree = old_content_id[len(GIT_PREFIX) :]
-        new_tree = new_snapshot.content_id[len(GIT_PREFIX) :]
+    old_tree, new_tree = git_tree(old_content_id), git_tree(new_snapshot.content_id)
+    if old_tree is not None and new_tree is not None and new_snapshot.git_toplevel:
         repository = find_repository(Path(new_snapshot.git_toplevel))
         if repository is None or not all(re.fullmatch(r"[0-9a-f]{40,64}", tree) for tree in (old_tree, new_tree)):
             return []
@@ -246,7 +274,7 @@ def changed_paths(
         except GitError:
             return []
         return sorted(name for name in output.decode("utf-8", "surrogateescape").split("\0") if name)
-    if old_content_id.startswith(FILES_PREFIX) and new_snapshot.manifest is not None and old_manifest is not None:
+    if is_files_content(old_content_id) and new_snapshot.manifest is not None and old_manifest is not None:
         new_manifest = new_snapshot.manifest
         names = set(old_manifest) | set(new_manifest)
         return sorted(name for name in names if old_manifest.get(name) != new_manifest.get(name))
@@ -327,7 +355,7 @@ def _git_snapshot(
                 raise
             # Nothing left under the package root (all ignored or empty): its content is the empty tree.
             tree = git.run(["hash-object", "-t", "tree", os.devnull]).decode().strip()
-    return ContentSnapshot(root=str(root), content_id=f"{GIT_PREFIX}{tree}", git_toplevel=str(toplevel))
+    return ContentSnapshot(root=str(root), content_id=git_content_id(tree), git_toplevel=str(toplevel))
 
 
 def _directory_globs(ignore: Sequence[str]) -> list[str]:
@@ -359,7 +387,7 @@ def _files_snapshot(root: Path, ignore: Sequence[str], ignore_prose: bool, ledge
         if digest is not None:
             manifest[relative] = digest
     encoded = json.dumps(sorted(manifest.items()), separators=(",", ":")).encode()
-    content_id = f"{FILES_PREFIX}{hashlib.sha256(encoded).hexdigest()}"
+    content_id = files_content_id(hashlib.sha256(encoded).hexdigest())
     return ContentSnapshot(root=str(root), content_id=content_id, manifest=manifest)
 
 

@@ -36,7 +36,7 @@ from typing import Generic, TypeVar
 
 from freshpass.facts.files import read_regular
 from freshpass.facts.model import SharedTrust
-from freshpass.ledger.content import ContentSnapshot
+from freshpass.ledger.content import ContentSnapshot, git_tree
 from freshpass.ledger.git import (
     GitError,
     IsolatedGit,
@@ -200,9 +200,9 @@ def read_shared(
 ) -> Reading:
     """The shared receipts of `content_id` for the package root `root` (relative to the top level), judged under
     `trust`. `allowed_signers` is the content of the allowed-signers file when `trust` requires a signer."""
-    if not content_id.startswith("git:"):
+    tree = git_tree(content_id)
+    if tree is None:
         return Reading()
-    tree = content_id.removeprefix("git:")
     tip = notes_tip(repository)
     if not tip:
         return Reading()

@@ -24,6 +24,7 @@ from functools import cached_property
 from typing import Any
 
 from freshpass.facts.model import KINDS, SHARED_ACTORS, SharedTrust
+from freshpass.ledger.content import git_tree, is_git_content
 from freshpass.ledger.redact import redact
 from freshpass.ledger.store import SCOPES, STATUSES, Evidence, iso_time
 from freshpass.ledger.summary import TestCounts
@@ -117,7 +118,8 @@ class SharedReceipt:
 
     @property
     def tree(self) -> str:
-        return self.content.removeprefix("git:")
+        tree = git_tree(self.content)
+        return self.content if tree is None else tree
 
     @property
     def started_epoch(self) -> float:
@@ -202,7 +204,7 @@ def from_evidence(
     ignore_prose: bool,
 ) -> SharedReceipt:
     """The shared form of a ledger receipt: redacted texts only (again: redaction is idempotent), no output."""
-    if not evidence.content_id.startswith("git:"):
+    if not is_git_content(evidence.content_id):
         raise ValueError("only receipts of git content can be shared")
     job_url = redact(provenance.job_url) if provenance.job_url.startswith("https://") else ""
     return SharedReceipt(

@@ -14,6 +14,10 @@ the server, terminal evidence — is covered). Texts that are not valid UTF-8 (a
 Python as surrogate escapes) are stored as their original bytes (a BLOB) and read back unchanged, so such a root
 records and looks up like any other. The file is private (0600); an existing file readable by others is tightened.
 
+This module is the store: the SQLite schema, appending and querying receipts, the connection and its faults. The
+ledger's policies — the file's permissions, the quarantine of a damaged file, retention, agents' nudges and
+tool-call starts — are `freshpass.ledger.policy`; `Ledger` runs them, and its API holds both.
+
 aiosqlite runs each connection on its own thread, which keeps the process alive until the connection is closed:
 use `async with await Ledger.open() as ledger:` (or call `close()`).
 """
@@ -39,7 +43,10 @@ from typing import Any, Literal, TypeVar
 
 import aiosqlite
 from freshpass.facts.model import KINDS
+from freshpass.ledger import policy
+from freshpass.ledger.common import LedgerError, db_text, py_text
 from freshpass.ledger.paths import LEDGER_ENV, default_ledger_path
+from freshpass.ledger.policy import RETENTION_ENV, STARTS_KEY_MAX, STARTS_MAX, STARTS_MAX_AGE, Retention
 from freshpass.ledger.redact import redact, redact_json
 from freshpass.ledger.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -47,11 +54,6 @@ log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_ENV = "FRESHPASS_LEDGER_BUSY_TIMEOUT"  # seconds; how long a writer waits for a locked ledger
 DEFAULT_BUSY_TIMEOUT = 10.0
-RETENTION_ENV = (
-    ("FRESHPASS_RETENTION_DAYS", "max_age_days", float),
-    ("FRESHPASS_RETENTION_PER_ROOT", "per_root", int),
-    ("FRESHPASS_RETENTION_MAX_EVENTS", "global_cap", int),
-)
 
 # The stored output summary: enough to see what failed, small enough that 1,000 receipts per root stay cheap.
 SUMMARY_HEAD_CHARS = 1_500
@@ -68,10 +70,6 @@ LOW_SPACE = 1 << 20  # bytes free below which a write failure is reported as a f
 T = TypeVar("T")
 
 
-STARTS_MAX_AGE = 24 * 3600.0  # seconds a tool call's start is kept for its report
-STARTS_MAX = 1_000  # starts kept at most (the newest)
-STARTS_KEY_MAX = 512  # characters of a tool call's key
-
 # How freshpass knows of a run, kept with every receipt: `watched` — freshpass ran it (its own process, its exit
 # status, its output); `reported` — someone told freshpass after the fact (an agent's hook, an editor's terminal);
 # `unconfirmed` — reported, and nothing in the report vouches for it (a test pass whose output states no test
@@ -79,39 +77,6 @@ STARTS_KEY_MAX = 512  # characters of a tool call's key
 # shown, and never counts as a full run.
 Observed = Literal["watched", "reported", "unconfirmed"]
 OBSERVED: tuple[Observed, ...] = ("watched", "reported", "unconfirmed")
-
-
-class LedgerError(Exception):
-    """The ledger cannot be used; the message says why and what a person can do about it."""
-
-
-@dataclass(frozen=True)
-class Retention:
-    """How much history is kept (design §4.2). The newest event of each (root, kind) is never deleted."""
-
-    max_age_days: float = 30.0
-    per_root: int = 1_000
-    global_cap: int = 100_000
-    every: int = 100  # run retention after every N-th insert (by event id), never on the read path
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Retention:
-        """The policy from `FRESHPASS_RETENTION_DAYS`, `…_PER_ROOT`, `…_MAX_EVENTS`: the ledger is shared by every
-        editor, terminal and agent, so its policy belongs to the machine, not to one client's settings."""
-        environ = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for name, attribute, convert in RETENTION_ENV:
-            raw = environ.get(name, "").strip()
-            if not raw:
-                continue
-            try:
-                value = convert(raw)
-            except ValueError:
-                value = None
-            if value is None or value <= 0:
-                raise LedgerError(f"{name}={raw!r} must be a positive {'number' if convert is float else 'integer'}")
-            values[attribute] = value
-        return cls(**values)
 
 
 @dataclass
@@ -264,34 +229,11 @@ def iso_time(epoch: Any) -> str:
 
 
 _EVIDENCE_FIELDS = tuple(f.name for f in fields(Evidence))
-_DRAFT_COLUMNS = (
-    "created_at",
-    "started_at",
-    "finished_at",
-    "duration",
-    "session",
-    "actor",
-    "cwd",
-    "root",
-    "command",
-    "canonical_command",
-    "approved",
-    "kind",
-    "scope",
-    "status",
-    "exit_code",
-    "reason",
-    "output_head",
-    "output_tail",
-    "output_omitted",
-    "tests_passed",
-    "tests_failed",
-    "tests_skipped",
-    "content_id",
-    "stale_at_record",
-    "details",
-    "observed",
-)
+# What the ledger adds to a draft when it records it; every other field of `Evidence` is `EvidenceDraft`'s
+# (tests/unit/test_receipts.py holds the two to that).
+LEDGER_ASSIGNED = ("id", "created_at", "duration")
+# The columns a record writes: every field of the receipt but the id SQLite assigns.
+_DRAFT_COLUMNS = tuple(name for name in _EVIDENCE_FIELDS if name != "id")
 _SELECT_EVIDENCE = f"SELECT {', '.join(_EVIDENCE_FIELDS)} FROM events"
 _INSERT_EVIDENCE = f"INSERT INTO events ({', '.join(_DRAFT_COLUMNS)}) VALUES ({', '.join('?' for _ in _DRAFT_COLUMNS)})"
 
@@ -299,26 +241,6 @@ _INSERT_EVIDENCE = f"INSERT INTO events ({', '.join(_DRAFT_COLUMNS)}) VALUES ({'
 _TEXT_FIELDS = frozenset(
     {"session", "actor", "cwd", "root", "command", "canonical_command", "reason", "output_head", "output_tail"}
 )
-
-
-def db_text(value: str) -> str | bytes:
-    """How a text is stored: as is when it is valid UTF-8, else as its original bytes (see the module docstring)."""
-    try:
-        value.encode("utf-8")
-        return value
-    except UnicodeEncodeError:
-        pass
-    try:
-        return value.encode("utf-8", "surrogateescape")  # a file name's undecodable bytes, exactly
-    except UnicodeEncodeError:
-        return value.encode("utf-8", "replace")  # lone surrogates of no file name: nothing exact to keep
-
-
-def py_text(value: Any) -> Any:
-    """A stored text back as Python text (BLOBs were texts that are not valid UTF-8)."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "surrogateescape")
-    return value
 
 
 _TIME_FIELDS = ("created_at", "started_at", "finished_at", "duration")
@@ -539,26 +461,9 @@ class Ledger:
             raise
 
     def _prepare_file(self) -> None:
-        """Create the state dir (0700) and the file (0600) ourselves: SQLite would use the umask's mode. A file that
-        exists with a looser mode (an older freshpass, a copy) is tightened, with its -wal and -shm companions."""
-        parent = self.path.parent
+        """The file and its directory made private (`freshpass.ledger.policy.secure_file`), before SQLite opens it."""
         try:
-            if not parent.is_dir():
-                parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-            try:
-                info = os.fstat(fd)
-                self._inode = info.st_ino
-                if info.st_mode & 0o077 and info.st_uid == os.geteuid():
-                    os.fchmod(fd, 0o600)
-            finally:
-                os.close(fd)
-            for suffix in ("-wal", "-shm"):
-                companion = self.path.with_name(self.path.name + suffix)
-                with contextlib.suppress(OSError):
-                    mode = os.stat(companion).st_mode
-                    if mode & 0o077:
-                        os.chmod(companion, 0o600)
+            self._inode = policy.secure_file(self.path)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             error = LedgerError(
@@ -644,30 +549,9 @@ class Ledger:
         return int(row[0]) if row else 0
 
     def _move_aside(self, reason: str) -> None:
-        """Keep a damaged ledger next to the new one; never delete evidence a person may want to recover."""
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{os.getpid()}")
-        try:
-            current = os.stat(self.path).st_ino
-        except FileNotFoundError:
-            current = None
-        # Another process may already have moved it aside and started a new one: leave that new file alone.
-        if current is not None and current == self._inode:
-            try:
-                os.replace(self.path, target)
-            except OSError as exc:
-                raise LedgerError(
-                    f"the ledger {self.path} is corrupt ({reason}) and cannot be moved aside ({exc.strerror}); "
-                    f"move it away yourself, or set {LEDGER_ENV} to another file path"
-                ) from None
-            for suffix in ("-wal", "-shm"):
-                companion = self.path.with_name(self.path.name + suffix)
-                with contextlib.suppress(FileNotFoundError):
-                    os.replace(companion, target.with_name(target.name + suffix))
-            message = (
-                f"freshpass: the ledger {self.path} was corrupt ({reason}); it was kept as {target} "
-                "and a new, empty ledger was started"
-            )
+        """Keep a damaged ledger next to the new one (`freshpass.ledger.policy.quarantine`)."""
+        message = policy.quarantine(self.path, self._inode, reason)
+        if message is not None:
             self.warnings.append(message)
             log.info(message)  # callers show `warnings` once; a WARNING here would print it twice
 
@@ -898,60 +782,27 @@ class Ledger:
 
         return await self._run("read", query)
 
-    async def nudges_used(self, session: str, root: str | os.PathLike[str], baseline: int | None) -> int:
-        async def query(db: aiosqlite.Connection) -> int:
-            async with db.execute(
-                "SELECT count(*) FROM nudges WHERE session = ? AND root = ? AND baseline IS ?",
-                (db_text(session), db_text(os.fspath(root)), baseline),
-            ) as cursor:
-                row = await cursor.fetchone()
-            return int(row[0]) if row else 0
+    # ---- policies (freshpass.ledger.policy), run in the store's transactions -------------------------------------
 
-        return await self._run("read", query)
+    async def nudges_used(self, session: str, root: str | os.PathLike[str], baseline: int | None) -> int:
+        """How many nudges `session` had for `root` since the pass `baseline` (the budget's bookkeeping)."""
+        return await self._run("read", lambda db: policy.nudges_used(db, session, os.fspath(root), baseline))
 
     async def record_nudge(self, session: str, root: str | os.PathLike[str], baseline: int | None) -> None:
-        async def body(db: aiosqlite.Connection) -> None:
-            await db.execute(
-                "INSERT INTO nudges (created_at, session, root, baseline) VALUES (?, ?, ?, ?)",
-                (time.time(), db_text(session), db_text(os.fspath(root)), baseline),
-            )
-
-        await self._write("record a nudge in", body)
-
-    # ---- starts of agents' tool calls (pre-tool hooks) -------------------------------------------------------------
+        await self._write("record a nudge in", lambda db: policy.record_nudge(db, session, os.fspath(root), baseline))
 
     async def remember_start(self, call: str, root: str | os.PathLike[str], content_id: str | None) -> None:
         """Keep the content `root` had when the tool call `call` started (None: seen, content unreadable). The
         table stays small: starts older than `STARTS_MAX_AGE` or beyond the newest `STARTS_MAX` are dropped."""
         now = time.time()
-
-        async def body(db: aiosqlite.Connection) -> None:
-            await db.execute(
-                "INSERT OR REPLACE INTO starts (call, created_at, root, content_id) VALUES (?, ?, ?, ?)",
-                (db_text(call[:STARTS_KEY_MAX]), now, db_text(os.fspath(root)), content_id),
-            )
-            await db.execute("DELETE FROM starts WHERE created_at < ?", (now - STARTS_MAX_AGE,))
-            await db.execute(
-                "DELETE FROM starts WHERE call NOT IN (SELECT call FROM starts ORDER BY created_at DESC LIMIT ?)",
-                (STARTS_MAX,),
-            )
-
-        await self._write("remember a tool call's start in", body)
+        root_path = os.fspath(root)
+        await self._write(
+            "remember a tool call's start in", lambda db: policy.remember_start(db, call, root_path, content_id, now)
+        )
 
     async def take_start(self, call: str) -> tuple[float, str, str | None] | None:
         """(when, root, content id) of the start the pre-tool hook kept for `call`, removed; None when none."""
-
-        async def body(db: aiosqlite.Connection) -> tuple[float, str, str | None] | None:
-            key = db_text(call[:STARTS_KEY_MAX])
-            async with db.execute("SELECT created_at, root, content_id FROM starts WHERE call = ?", (key,)) as cur:
-                row = await cur.fetchone()
-            if row is None:
-                return None
-            await db.execute("DELETE FROM starts WHERE call = ?", (key,))
-            content_id = py_text(row[2])
-            return float(row[0]), str(py_text(row[1])), content_id if isinstance(content_id, str) else None
-
-        return await self._write("take a tool call's start from", body)
+        return await self._write("take a tool call's start from", lambda db: policy.take_start(db, call))
 
     async def integrity_check(self) -> list[str]:
         """`PRAGMA integrity_check` rows (["ok"] when sound). Reads the whole file: for tests and diagnosis."""
@@ -971,35 +822,7 @@ class Ledger:
         await self._write("prune", body)
 
     async def _apply_retention(self, db: aiosqlite.Connection, root: str | bytes | None, now: float) -> None:
-        policy = self.retention
-        protected = "id NOT IN (SELECT event_id FROM heads)"
-        cutoff = now - policy.max_age_days * 86_400
-        await db.execute(f"DELETE FROM events WHERE created_at < ? AND {protected}", (cutoff,))
-        await db.execute("DELETE FROM nudges WHERE created_at < ?", (cutoff,))
-        if policy.per_root > 0:
-            if root is not None:  # after an insert: only that root can have grown
-                roots = [root]
-            else:  # an explicit `apply_retention()`: every root
-                async with db.execute("SELECT DISTINCT root FROM events") as cursor:
-                    roots = [found[0] for found in await cursor.fetchall()]
-            for each in roots:
-                async with db.execute(
-                    "SELECT id FROM events WHERE root = ? ORDER BY id DESC LIMIT 1 OFFSET ?", (each, policy.per_root)
-                ) as cursor:
-                    row = await cursor.fetchone()
-                if row is not None:
-                    await db.execute(f"DELETE FROM events WHERE root = ? AND id <= ? AND {protected}", (each, row[0]))
-        if policy.global_cap > 0:
-            async with db.execute("SELECT max(id) FROM events") as cursor:
-                row = await cursor.fetchone()
-            newest = int(row[0]) if row and row[0] is not None else 0
-            # Ids only grow, so everything at or below newest - cap is outside the newest `cap` events.
-            if newest > policy.global_cap:
-                await db.execute(f"DELETE FROM events WHERE id <= ? AND {protected}", (newest - policy.global_cap,))
-        await db.execute(
-            "DELETE FROM manifests WHERE created_at < ? AND content_id NOT IN (SELECT content_id FROM events)",
-            (cutoff,),
-        )
+        await policy.apply_retention(db, self.retention, root, now)
 
 
 STATUSES = ("passed", "failed")
@@ -1069,11 +892,17 @@ def _unpack_manifest(blob: bytes) -> dict[str, str]:
 __all__ = [
     "BUSY_TIMEOUT_ENV",
     "LEDGER_ENV",
+    "RETENTION_ENV",
+    "STARTS_KEY_MAX",
+    "STARTS_MAX",
+    "STARTS_MAX_AGE",
     "Evidence",
     "EvidenceDraft",
     "Ledger",
     "LedgerError",
     "Retention",
+    "db_text",
     "default_ledger_path",
     "iso_time",
+    "py_text",
 ]

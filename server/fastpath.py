@@ -17,7 +17,7 @@ import hashlib
 import logging
 from pathlib import Path
 
-from freshpass.ledger.content import GIT_PREFIX
+from freshpass.ledger.content import git_tree
 from freshpass.ledger.git import GitError, IsolatedGit, find_repository
 
 logger = logging.getLogger(__name__)
@@ -109,7 +109,4 @@ class BlobLookup:
             isolated.close()
 
 
-def tree_of(content_id: str | None) -> str | None:
-    if content_id and content_id.startswith(GIT_PREFIX):
-        return content_id[len(GIT_PREFIX) :]
-    return None
+tree_of = git_tree  # the tree a `git:` content id names (`freshpass.ledger.content.git_tree`)

@@ -24,7 +24,7 @@ def targeted_command(root: RootState, document: DocumentRef) -> str | None:
     """The obvious narrower check for this file (pytest on a test file, the test matching a source file)."""
     if root.facts is None:
         return None
-    from freshpass.facts.classify import targeted_command_for
+    from freshpass.facts.targeted import targeted_command_for
 
     try:
         return targeted_command_for(document.path, root.path, root.facts)

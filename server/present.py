@@ -11,41 +11,20 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import time
 from collections.abc import Sequence
 
+from freshpass.evidence.present import age, plural, shared_label
 from freshpass.evidence.status import Status
 from freshpass.ledger.shared import SharedView, shared_of
-from freshpass.ledger.shared import label as shared_label
 from freshpass.ledger.store import Evidence
 from freshpass.runner.terminal import safe
 
 STALE_STATUSES = ("stale", "unverified")
 
 
-def age(then: float | None, now: float | None = None) -> str:
-    """`just now`, `42 s ago`, `3 min ago`, `2 h ago`, `5 d ago`."""
-    if then is None:
-        return "at an unknown time"
-    seconds = max(0.0, (time.time() if now is None else now) - then)
-    if seconds < 5:
-        return "just now"
-    if seconds < 60:
-        return f"{int(seconds)} s ago"
-    if seconds < 3600:
-        return f"{int(seconds // 60)} min ago"
-    if seconds < 86400:
-        return f"{int(seconds // 3600)} h ago"
-    return f"{int(seconds // 86400)} d ago"
-
-
 def clock(then: float) -> str:
     """Local wall-clock time with seconds: distinguishes two edits in the same minute."""
     return dt.datetime.fromtimestamp(then).strftime("%H:%M:%S")
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")

@@ -19,7 +19,7 @@ from typing import Any
 
 import pathspec
 from freshpass.evidence import settings_defaults as defaults
-from freshpass.facts.model import SHARED_ACTORS, SharedTrust
+from freshpass.facts.model import KINDS, SHARED_ACTORS, SharedTrust
 from lsprotocol import types
 
 SEVERITIES: dict[str, types.DiagnosticSeverity] = {
@@ -30,7 +30,6 @@ SEVERITIES: dict[str, types.DiagnosticSeverity] = {
     "error": types.DiagnosticSeverity.Error,
 }
 SCOPES = ("full", "targeted")
-KINDS = ("test", "lint", "typecheck", "build", "check")
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from freshpass.commands import UsageError
 from freshpass.evidence import settings_defaults as defaults
 from freshpass.facts.files import read_tail
+from freshpass.facts.model import KINDS as KIND_CHOICES
 from freshpass.fastentry import MAX_PAYLOAD, taken
 from freshpass.runner.terminal import say
 
@@ -44,7 +45,6 @@ EXIT_ALLOW = 0
 EXIT_NUDGE = 2  # `hook check`: a nudge is due; the message is on stderr
 SESSION_ENV = "FRESHPASS_SESSION"
 DEFAULT_CHECK_SESSION = "hook-check"
-KIND_CHOICES = ("test", "lint", "typecheck", "build", "check")
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})  # Claude Code tools that change files
 STOP_ADAPTERS = {"claude-stop": "claude-code", "codex-stop": "codex"}
 

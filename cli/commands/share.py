@@ -168,7 +168,7 @@ async def share_recorded(receipt_ids: Sequence[int], *, actor: str | None = None
     set). Returns what to tell the user, one line each; never raises for what a repository or the ledger does."""
     import asyncio
 
-    from freshpass.ledger.content import ContentError, ContentSnapshot
+    from freshpass.ledger.content import ContentError, ContentSnapshot, is_git_content
     from freshpass.ledger.git import GitError
     from freshpass.ledger.notes import Signing
     from freshpass.ledger.store import Ledger, LedgerError
@@ -181,7 +181,7 @@ async def share_recorded(receipt_ids: Sequence[int], *, actor: str | None = None
             found = [await ledger.get(receipt_id) for receipt_id in receipt_ids]
         by_content: dict[tuple[str, str], list[Evidence]] = {}
         for evidence in found:
-            if evidence is not None and not evidence.stale_at_record and evidence.content_id.startswith("git:"):
+            if evidence is not None and not evidence.stale_at_record and is_git_content(evidence.content_id):
                 by_content.setdefault((evidence.root, evidence.content_id), []).append(evidence)
         if not by_content:
             return ["not shared: no receipt of git content that was fresh when recorded"]
@@ -327,7 +327,7 @@ def _list(project: _Project, rev: str | None, *, json_output: bool) -> int:
 def describe_shared(entry: dict[str, Any], *, indent: str = "  ") -> str:
     """One shared receipt for a terminal: label, command, where it ran, and whether it counts (made safe)."""
     from freshpass.commands.status import age
-    from freshpass.ledger.shared import label
+    from freshpass.evidence.present import shared_label as label
 
     where = ", ".join(part for part in (entry.get("provider"), entry.get("job_url")) if part)
     signature = f", signed by {entry['signer']}" if entry.get("signer") else ""

@@ -118,19 +118,10 @@ async def read_facts(root: Path, command: str) -> ProjectFacts | None:
 
 
 def age(finished_at: float | str, now: float | None = None) -> str:
-    """'3 minutes ago' for an epoch time or an ISO time of the JSON outputs."""
-    import time
+    """'3 minutes ago' for an epoch time or an ISO time of the JSON outputs (`freshpass.evidence.present.age`)."""
+    from freshpass.evidence.present import age as age_of
 
-    if isinstance(finished_at, str):
-        from datetime import datetime
-
-        finished_at = datetime.fromisoformat(finished_at.replace("Z", "+00:00")).timestamp()
-    seconds = max(0, int((time.time() if now is None else now) - finished_at))
-    for unit, size in (("day", 86_400), ("hour", 3_600), ("minute", 60)):
-        if seconds >= size:
-            count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''} ago"
-    return "just now" if seconds < 5 else f"{seconds} seconds ago"
+    return age_of(finished_at, now, style="long")
 
 
 def _tests_text(tests: dict[str, int] | None) -> str:

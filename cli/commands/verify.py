@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
 
     from freshpass.commands.status import detach_stdin
     from freshpass.evidence.detection import Unavailable, detect_bounded
-    from freshpass.facts.recipes import load_recipe, recipe_for, save_recipe
+    from freshpass.facts.recipes import load_recipe, save_recipe
     from freshpass.runner.verify import VerifyPlanError, compose_preflight, plan_verify
 
     detach_stdin()  # commands run with stdin closed; freshpass itself never reads the terminal either
@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
     except Unavailable as exc:
         say(f"freshpass verify: {exc}")
         return 1
-    recipe, problems = recipe_for(root, facts)
+    recipe, problems = facts.recipe, facts.recipe_problems  # detection decided the recipe with the facts
     for problem in problems:
         say(f"freshpass verify: {problem.file}: {problem.message}")
     if recipe is None:

@@ -13,9 +13,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from freshpass.facts.model import Kind
+from freshpass.facts.model import KINDS as KINDS
 
-KINDS: tuple[Kind, ...] = ("test", "lint", "typecheck", "build", "check")
 NEVER = r"(?!x)x"
 
 

@@ -570,7 +570,7 @@ def polyglot(tmp_path: Path) -> tuple[Path, ProjectFacts]:
     ],
 )
 def test_targeted_command_for(polyglot: tuple[Path, ProjectFacts], path: str, command: str | None) -> None:
-    from freshpass.facts.classify import targeted_command_for
+    from freshpass.facts.targeted import targeted_command_for
 
     root, facts = polyglot
     assert targeted_command_for(path, root, facts) == command
@@ -595,7 +595,7 @@ def test_targeted_command_for(polyglot: tuple[Path, ProjectFacts], path: str, co
     ],
 )
 def test_targeted_js_command(tmp_path: Path, declared: str, script: str, command: str | None) -> None:
-    from freshpass.facts.classify import targeted_command_for
+    from freshpass.facts.targeted import targeted_command_for
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.ts").write_text("")
@@ -609,7 +609,7 @@ def test_targeted_js_command(tmp_path: Path, declared: str, script: str, command
 
 
 def test_targeted_command_needs_the_project_runner(tmp_path: Path) -> None:
-    from freshpass.facts.classify import targeted_command_for
+    from freshpass.facts.targeted import targeted_command_for
 
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_a.py").write_text("")

@@ -7,7 +7,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from freshpass.ledger.content import ContentError, ContentSnapshot, changed_paths, snapshot
+from freshpass.ledger.content import (
+    ContentError,
+    ContentSnapshot,
+    changed_paths,
+    files_content_id,
+    git_content_id,
+    git_tree,
+    is_files_content,
+    is_git_content,
+    snapshot,
+)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -103,3 +113,18 @@ def test_non_git_root_never_opens_devices_fifos_or_what_symlinks_point_at(tmp_pa
     assert all(digest.startswith("link:") for digest in first.manifest.values())
     (outside / "secret.txt").write_text("changed outside")
     assert snapshot(root).content_id == first.content_id  # what a link points at is not the root's content
+
+
+def test_content_ids_are_read_and_spelled_by_one_parser() -> None:
+    tree = "a" * 40
+    assert git_content_id(tree) == f"git:{tree}" and git_tree(git_content_id(tree)) == tree
+    assert is_git_content(git_content_id(tree)) and not is_files_content(git_content_id(tree))
+    digest = "b" * 64
+    assert files_content_id(digest) == f"files:{digest}"
+    assert is_files_content(files_content_id(digest)) and git_tree(files_content_id(digest)) is None
+    for other in ("", None, "gitx:abc", "files", "tree:abc"):
+        assert git_tree(other) is None and not is_git_content(other) and not is_files_content(other)
+    assert (
+        ContentSnapshot("/r", git_content_id(tree)).is_git
+        and not ContentSnapshot("/r", files_content_id(digest)).is_git
+    )

@@ -15,6 +15,7 @@ from types import ModuleType
 import pytest
 from freshpass.evidence import settings_defaults
 from freshpass.evidence.agents import DoneRules
+from freshpass.facts.model import KINDS
 from freshpass.runner.verify import DEFAULT_PHASE_TIMEOUT
 from freshpass.server.settings import SPECS, Settings
 
@@ -45,7 +46,7 @@ def test_every_generated_file_is_what_package_json_says() -> None:
 
 
 def copy_sources(tmp_path: Path) -> Path:
-    for rel in ("package.json", gen.VIMDOC):
+    for rel in ("package.json", gen.VIMDOC, gen.KINDS_SOURCE):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, tmp_path / rel)
     return tmp_path
@@ -82,6 +83,27 @@ def test_check_mode_names_the_stale_files_and_says_what_to_run(tmp_path: Path) -
     )
     assert result.returncode == 1
     assert gen.LUA_DEFAULTS in result.stderr and "run scripts/gen-settings" in result.stderr
+
+
+def test_a_new_kind_of_check_makes_the_kind_copies_out_of_date_and_refuses_a_stale_enum(tmp_path: Path) -> None:
+    """facts/model.py's `Kind` is the one list of kinds: Neovim's copy is written from it, and a `*.kinds`
+    setting of package.json that offers other kinds is refused by name."""
+    repo = copy_sources(tmp_path)
+    for rel, text in gen.render_all(repo).items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text, encoding="utf-8")
+    assert gen.load_kinds(repo) == list(KINDS)
+    model = repo / gen.KINDS_SOURCE
+    model.write_text(model.read_text().replace('"build", "check"]', '"build", "check", "bench"]'))
+    assert gen.load_kinds(repo) == [*KINDS, "bench"]
+    with pytest.raises(gen.SchemaError, match=r"freshpass\.done\.kinds"):
+        gen.render_all(repo)
+    manifest = json.loads((repo / "package.json").read_text(encoding="utf-8"))
+    for name in ("freshpass.done.kinds", "freshpass.gate.kinds"):
+        manifest["contributes"]["configuration"]["properties"][name]["items"]["enum"].append("bench")
+    (repo / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert sorted(gen.out_of_date(repo)) == sorted([gen.CONFIGURATION_DOC, gen.LUA_KINDS])
+    assert "'check', 'bench' }" in gen.render_all(repo)[gen.LUA_KINDS]
 
 
 def test_a_setting_without_a_default_is_refused_with_its_name(tmp_path: Path) -> None:

@@ -438,3 +438,17 @@ def test_any_document_is_a_recipe_or_a_named_field_error(data: Any) -> None:
             continue
         assert set(recipe["phases"]) == {"bootstrap", "build", "test", "start"}
         assert json.loads(json.dumps(recipe)) == recipe  # what save_recipe writes
+
+
+def test_detection_decides_the_recipe_once_and_keeps_what_reading_it_reported(tmp_path: Path) -> None:
+    """`freshpass verify` runs the facts' recipe: detection keeps it with the problems reading it gave, the same
+    recipe and problems `recipe_for` gives for those facts."""
+    from freshpass.facts.detect import detect_facts
+
+    write(tmp_path, {".freshpass/recipe.json": "{", "Makefile": "build:\n\techo built\n"})
+    facts = detect_facts(tmp_path)
+    assert facts.recipe is not None and facts.recipe["source"].startswith("detected")
+    assert [problem.file for problem in facts.recipe_problems] == [".freshpass/recipe.json"]
+    assert all(problem in facts.problems for problem in facts.recipe_problems)
+    assert (facts.recipe, facts.recipe_problems) == recipe_for(tmp_path, facts)
+    assert "recipe_problems" not in facts.to_json()

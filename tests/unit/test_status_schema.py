@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from freshpass.evidence.status import Status, build_status, with_shared
-from freshpass.facts.model import VerifyCommand
+from freshpass.facts.model import KINDS, VerifyCommand
 from freshpass.ledger.shared import Provenance, SharedView, Signature, from_evidence
 from freshpass.ledger.store import Evidence
 
@@ -123,3 +123,18 @@ def test_a_flaky_status_names_both_receipts() -> None:
     assert written["status"] == "flaky" and written["kinds"]["test"]["status"] == "flaky"
     pair = written["kinds"]["test"]["flaky"]
     assert (pair["passed"]["id"], pair["failed"]["id"]) == (7, 6)
+
+
+def test_every_kind_enum_of_the_schema_is_the_models_kinds() -> None:
+    """docs/status.schema.json spells the kinds of check where a receipt names one: exactly facts/model.py's."""
+
+    def enums(node: object) -> list[list[str]]:
+        if isinstance(node, dict):
+            found = [node["kind"]["enum"]] if isinstance(node.get("kind"), dict) and "enum" in node["kind"] else []
+            return found + [e for value in node.values() for e in enums(value)]
+        if isinstance(node, list):
+            return [e for value in node for e in enums(value)]
+        return []
+
+    found = enums(SCHEMA)
+    assert found and all(enum == list(KINDS) for enum in found)

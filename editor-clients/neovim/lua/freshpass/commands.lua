@@ -1,7 +1,7 @@
 --- `:Freshpass {subcommand}`: verify, choose, status, log, output, cancel, restart.
 local M = {}
 
-local KINDS = { 'test', 'lint', 'typecheck', 'build', 'check' }
+local KINDS = require('freshpass.kinds') -- generated from facts/model.py by scripts/gen-settings
 
 --- @class freshpass.Subcommand
 --- @field run fun(args: string[], cmd: vim.api.keyset.create_user_command.command_args)
@@ -11,7 +11,7 @@ local KINDS = { 'test', 'lint', 'typecheck', 'build', 'check' }
 --- @type table<string, freshpass.Subcommand>
 M.subcommands = {
   verify = {
-    usage = 'verify [targeted | test | lint | typecheck | build | check]',
+    usage = 'verify [targeted | ' .. table.concat(KINDS, ' | ') .. ']',
     run = function(args)
       local choice = args[1]
       if choice == nil then
