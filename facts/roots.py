@@ -11,7 +11,6 @@ Only `stat` calls on known names: nothing here lists a directory.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from freshpass.facts.first_words import PACKAGE_MARKERS, ROOT_MARKERS
@@ -30,6 +29,8 @@ _DEPENDENCY_DIRS = frozenset({"node_modules", ".venv", "venv", "vendor", "site-p
 
 
 def _excluded_roots() -> set[Path]:
+    import tempfile  # here: `freshpass run` of a line that is no check needs nothing else of it
+
     excluded: set[Path] = set()
     for candidate in (os.environ.get("HOME"), tempfile.gettempdir()):
         if candidate:
