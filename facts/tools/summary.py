@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+
 from freshpass.facts.model import TestCounts
 
 __all__ = ["TestCounts", "exit_means_no_tests", "parse_test_counts", "ran_no_tests"]
