@@ -28,12 +28,12 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urlparse
 
-import pathspec
 from freshpass.evidence import settings_defaults
 from freshpass.evidence.status import ContentRules, Status, ignored_paths, root_status
 from freshpass.ledger.shared import shared_of, uncounted_passes
 
 if TYPE_CHECKING:
+    import pathspec
     from freshpass.evidence.claims import Claim
     from freshpass.facts.model import ProjectFacts
     from freshpass.ledger.content import ContentSnapshot
@@ -516,6 +516,11 @@ def relative_paths(paths: Iterable[Any], root: Path) -> list[str]:
     return relative
 
 
+def _ignore_outcome(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 async def evaluate(
     ledger: Any,
     root: Path,
@@ -546,17 +551,32 @@ async def evaluate(
     from freshpass.facts.model import ProjectFacts
 
     root_facts: ProjectFacts
+    early: asyncio.Future[ContentSnapshot] | None = None
     if facts is not None:
         root_facts = facts
     else:
+        if snapshot is None:
+            # The content under the default rules (nearly always the project's) is read while the facts are
+            # detected: git works on the other core.
+            early = asyncio.ensure_future(asyncio.to_thread(ContentRules().snapshot, root_key))
         try:
             root_facts = await detect_bounded(root)
         except Unavailable:  # a repository that breaks or stalls detection: judge it without its declared checks
             root_facts = ProjectFacts(root=str(root))
+        except BaseException:
+            if early is not None:
+                early.add_done_callback(_ignore_outcome)
+            raise
     content_rules = ContentRules.of(root_facts)
-    current: ContentSnapshot = (
-        snapshot if snapshot is not None else await asyncio.to_thread(content_rules.snapshot, root_key)
-    )
+    current: ContentSnapshot
+    if snapshot is not None:
+        current = snapshot
+    elif early is not None and content_rules == ContentRules():
+        current = await early
+    else:
+        if early is not None:
+            early.add_done_callback(_ignore_outcome)
+        current = await asyncio.to_thread(content_rules.snapshot, root_key)
     status = await root_status(ledger, root_key, root_facts, current, shared=shared)
     history = await pass_history(ledger, root_key, current.content_id, rules, status)
 

@@ -103,6 +103,17 @@ class VerifyCommand:
         )
 
 
+@dataclass(frozen=True)
+class TestCounts:
+    """The test counts a run's output states (`freshpass.facts.tools.summary` reads them; receipts keep them)."""
+
+    __test__ = False  # a result, not a pytest test class
+
+    passed: int
+    failed: int
+    skipped: int
+
+
 # Why something a repository declares is not proposed as a check.
 SetAsideReason = Literal[
     "writes", "publishes", "watches", "installs", "fetches", "ci-only", "narrower", "package", "routed", "not-a-check"

@@ -11,25 +11,26 @@ Only `stat` calls on known names: nothing here lists a directory.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
-from freshpass.facts.ecosystems import registry
+from freshpass.facts.first_words import PACKAGE_MARKERS, ROOT_MARKERS
 
 MAX_MARKER_LEVELS = 6
 
 # Files whose presence makes a directory a project root when there is no git root, and files that make a directory
 # below the root a package of a monorepo (a unit with its own dependencies): every ecosystem's manifests, from the
-# ecosystem records. Task-runner files (Makefile, justfile) make a root but not a package: subdirectory Makefiles
-# are rarely packages.
-ROOT_MARKERS: tuple[str, ...] = registry.root_markers()
-PACKAGE_MARKERS: tuple[str, ...] = registry.package_manifests()
+# ecosystem records (`registry.root_markers()`, `registry.package_manifests()`), as generated data: finding a root
+# imports no ecosystem module. Task-runner files (Makefile, justfile) make a root but not a package: subdirectory
+# Makefiles are rarely packages.
+__all__ = ["PACKAGE_MARKERS", "ROOT_MARKERS", "find_package_root", "find_root"]
 
 # Directories whose manifests belong to installed dependencies, never to the project's own packages.
 _DEPENDENCY_DIRS = frozenset({"node_modules", ".venv", "venv", "vendor", "site-packages", ".tox", ".nox", "target"})
 
 
 def _excluded_roots() -> set[Path]:
+    import tempfile  # here: `freshpass run` of a line that is no check needs nothing else of it
+
     excluded: set[Path] = set()
     for candidate in (os.environ.get("HOME"), tempfile.gettempdir()):
         if candidate:

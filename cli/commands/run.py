@@ -110,7 +110,6 @@ def _say(message: str) -> None:
 
 async def _run(line: str, *, json_output: bool, command_stdin: int | None = None, share: bool = False) -> int:
     import asyncio
-    import json
     import signal
 
     from freshpass.evidence.detection import Interrupted
@@ -193,6 +192,8 @@ async def _run(line: str, *, json_output: bool, command_stdin: int | None = None
         for said in await share_recorded([receipt["id"] for receipt in receipts]):
             _say(said)
     if json_output:
+        import json
+
         payload = {
             "exit_code": outcome.result.exit_code,
             "recorded": bool(receipts),

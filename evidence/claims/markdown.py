@@ -26,8 +26,46 @@ class Unit:
     cells: bool = False  # a table row: `lines` are its cells, clauses of one sentence
 
 
+# A message without these has no markdown structure the reader needs (no list, heading, quote, table, fence,
+# emphasis, link, HTML, escape or entity): its units are its paragraphs, read without markdown-it-py.
+_MARKUP = frozenset("*_[]<>&\\|~#\t\r\0")
+_BLOCK_START = re.compile(r"[-+=]|\d{1,9}[.)](?:\s|\Z)| {4}")  # list items, setext underlines, indented code
+_CODE_SPAN = re.compile(r"`([^`]*)`")
+
+
 def units(message: str) -> list[Unit]:
     """The units of `message` in order."""
+    plain = _plain_units(message)
+    return plain if plain is not None else _markdown_units(message)
+
+
+def _plain_units(message: str) -> list[Unit] | None:
+    """The units of a message that is plain paragraphs (inline code spans at most), exactly as markdown-it-py
+    reads them; None when the message has anything more (then markdown-it-py reads it)."""
+    if not _MARKUP.isdisjoint(message) or any(ord(char) < 0x20 and char != "\n" for char in message):
+        return None
+    found: list[Unit] = []
+    paragraph: list[str] = []
+    for line in message.split("\n"):
+        if not line.strip(" "):
+            if paragraph:
+                found.append(Unit("prose", tuple(text for text in paragraph if text)))
+            paragraph = []
+            continue
+        if _BLOCK_START.match(line.lstrip(" ") if not line.startswith("    ") else line):
+            return None
+        if "`" in line:
+            spans = _CODE_SPAN.findall(line)
+            # single backticks pairing on the line, each span's text as written (no space for markdown to trim)
+            if "``" in line or line.count("`") != 2 * len(spans) or any(s != s.strip(" ") or not s for s in spans):
+                return None
+        paragraph.append(line.strip())
+    if paragraph:
+        found.append(Unit("prose", tuple(text for text in paragraph if text)))
+    return found
+
+
+def _markdown_units(message: str) -> list[Unit]:
     from markdown_it import MarkdownIt
 
     tokens = MarkdownIt("commonmark").enable("table").parse(message)

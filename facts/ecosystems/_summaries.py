@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 
+from freshpass.facts.lazyre import lazy
 from freshpass.facts.tools.summary import TestCounts
 
-_DOTNET = re.compile(r"^\s*(Passed|Failed)!\s+-\s+Failed:\s+(\d+),\s+Passed:\s+(\d+),\s+Skipped:\s+(\d+),", re.M)
-_DOTNET_MTP = re.compile(r"^Test summary: total: (\d+), failed: (\d+), succeeded: (\d+), skipped: (\d+)", re.M)
+_DOTNET = lazy(r"^\s*(Passed|Failed)!\s+-\s+Failed:\s+(\d+),\s+Passed:\s+(\d+),\s+Skipped:\s+(\d+),", re.M)
+_DOTNET_MTP = lazy(r"^Test summary: total: (\d+), failed: (\d+), succeeded: (\d+), skipped: (\d+)", re.M)
 
 
 def dotnet(text: str) -> TestCounts | None:
@@ -25,10 +26,8 @@ def dotnet(text: str) -> TestCounts | None:
     return None
 
 
-_XCTEST = re.compile(
-    r"Executed (\d+) tests?, with (?:(\d+) tests? skipped and )?(\d+) failures? \(\d+ unexpected\)", re.M
-)
-_SWIFT_TESTING_PASSED = re.compile(r"Test run with (\d+) tests?(?: in \d+ suites?)? passed after", re.M)
+_XCTEST = lazy(r"Executed (\d+) tests?, with (?:(\d+) tests? skipped and )?(\d+) failures? \(\d+ unexpected\)", re.M)
+_SWIFT_TESTING_PASSED = lazy(r"Test run with (\d+) tests?(?: in \d+ suites?)? passed after", re.M)
 
 
 def swift(text: str) -> TestCounts | None:
@@ -42,9 +41,9 @@ def swift(text: str) -> TestCounts | None:
     return TestCounts(int(passed[-1]), 0, 0) if passed else None
 
 
-_TASTY_OK = re.compile(r"^All (\d+) tests passed", re.M)
-_TASTY_FAIL = re.compile(r"^(\d+) out of (\d+) tests failed", re.M)
-_HSPEC = re.compile(r"^(\d+) examples?, (\d+) failures?(?:, (\d+) pending)?", re.M)
+_TASTY_OK = lazy(r"^All (\d+) tests passed", re.M)
+_TASTY_FAIL = lazy(r"^(\d+) out of (\d+) tests failed", re.M)
+_HSPEC = lazy(r"^(\d+) examples?, (\d+) failures?(?:, (\d+) pending)?", re.M)
 
 
 def haskell(text: str) -> TestCounts | None:
@@ -56,8 +55,8 @@ def haskell(text: str) -> TestCounts | None:
     return _sum(counts)
 
 
-_CTEST = re.compile(r"^\d+% tests passed, (\d+) tests? failed out of (\d+)", re.M)
-_CTEST_SKIPPED = re.compile(r"^\s*\d+ - .+ \((Skipped|Disabled)\)\s*$", re.M)
+_CTEST = lazy(r"^\d+% tests passed, (\d+) tests? failed out of (\d+)", re.M)
+_CTEST_SKIPPED = lazy(r"^\s*\d+ - .+ \((Skipped|Disabled)\)\s*$", re.M)
 
 
 def ctest(text: str) -> TestCounts | None:
@@ -70,7 +69,7 @@ def ctest(text: str) -> TestCounts | None:
     return TestCounts(max(total - failed - skipped, 0), failed, skipped)
 
 
-_MESON = re.compile(r"^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout):\s+(\d+)\s*$", re.M)
+_MESON = lazy(r"^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout):\s+(\d+)\s*$", re.M)
 
 
 def meson(text: str) -> TestCounts | None:
@@ -82,7 +81,7 @@ def meson(text: str) -> TestCounts | None:
     return TestCounts(int(rows["Ok"]) + int(rows.get("Expected Fail", 0)), failed, int(rows.get("Skipped", 0)))
 
 
-_AUTOMAKE = re.compile(r"^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):\s+(\d+)\s*$", re.M)
+_AUTOMAKE = lazy(r"^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):\s+(\d+)\s*$", re.M)
 
 
 def automake(text: str) -> TestCounts | None:
@@ -94,8 +93,8 @@ def automake(text: str) -> TestCounts | None:
     return TestCounts(int(rows.get("PASS", 0)) + int(rows.get("XFAIL", 0)), failed, int(rows.get("SKIP", 0)))
 
 
-_PROVE = re.compile(r"^Files=\d+, Tests=(\d+),", re.M)
-_PROVE_FAILED = re.compile(r"^Failed (\d+)/(\d+) subtests", re.M)
+_PROVE = lazy(r"^Files=\d+, Tests=(\d+),", re.M)
+_PROVE_FAILED = lazy(r"^Failed (\d+)/(\d+) subtests", re.M)
 
 
 def prove(text: str) -> TestCounts | None:
@@ -108,7 +107,7 @@ def prove(text: str) -> TestCounts | None:
     return TestCounts(max(total - failed, 0), failed, 0)
 
 
-_EXUNIT = re.compile(
+_EXUNIT = lazy(
     r"^(?:(\d+) doctests?, )?(?:(\d+) propert(?:y|ies), )?(\d+) tests?, (\d+) failures?"
     r"(?:, (\d+) (?:skipped|excluded))?",
     re.M,
@@ -125,9 +124,9 @@ def exunit(text: str) -> TestCounts | None:
     return TestCounts(max(total - int(failures) - skipped, 0), int(failures), skipped)
 
 
-_EUNIT_ALL = re.compile(r"^\s*All (\d+) tests passed\.", re.M)
-_EUNIT_SOME = re.compile(r"^\s*Failed: (\d+)\.\s+Skipped: (\d+)\.\s+Passed: (\d+)\.", re.M)
-_CT_SOME = re.compile(r"^\s*Failed (\d+) tests?\. Passed (\d+) tests?\.", re.M)
+_EUNIT_ALL = lazy(r"^\s*All (\d+) tests passed\.", re.M)
+_EUNIT_SOME = lazy(r"^\s*Failed: (\d+)\.\s+Skipped: (\d+)\.\s+Passed: (\d+)\.", re.M)
+_CT_SOME = lazy(r"^\s*Failed (\d+) tests?\. Passed (\d+) tests?\.", re.M)
 
 
 def erlang(text: str) -> TestCounts | None:
@@ -144,9 +143,9 @@ def erlang(text: str) -> TestCounts | None:
     return TestCounts(int(passed_all[-1]), 0, 0) if passed_all else None
 
 
-_ZIG_SUMMARY = re.compile(r"^Build Summary: .*?(\d+)/(\d+) tests passed(?:; (\d+) skipped)?(?:; (\d+) failed)?", re.M)
-_ZIG_TEST_ALL = re.compile(r"^All (\d+) tests passed\.", re.M)
-_ZIG_TEST_SOME = re.compile(r"^(\d+) passed; (\d+) skipped; (\d+) failed\.", re.M)
+_ZIG_SUMMARY = lazy(r"^Build Summary: .*?(\d+)/(\d+) tests passed(?:; (\d+) skipped)?(?:; (\d+) failed)?", re.M)
+_ZIG_TEST_ALL = lazy(r"^All (\d+) tests passed\.", re.M)
+_ZIG_TEST_SOME = lazy(r"^(\d+) passed; (\d+) skipped; (\d+) failed\.", re.M)
 
 
 def zig(text: str) -> TestCounts | None:
@@ -164,7 +163,7 @@ def zig(text: str) -> TestCounts | None:
     return TestCounts(int(passed_all[-1]), 0, 0) if passed_all else None
 
 
-_DART = re.compile(r"^\d+:\d+ \+(\d+)(?: ~(\d+))?(?: -(\d+))?: (?:All tests passed!|Some tests failed\.)", re.M)
+_DART = lazy(r"^\d+:\d+ \+(\d+)(?: ~(\d+))?(?: -(\d+))?: (?:All tests passed!|Some tests failed\.)", re.M)
 
 
 def dart(text: str) -> TestCounts | None:
@@ -176,7 +175,7 @@ def dart(text: str) -> TestCounts | None:
     return TestCounts(passed, failed, skipped)
 
 
-_SBT = re.compile(r"^\[\w+\] (?:Passed|Failed): Total (\d+), Failed (\d+), Errors (\d+), Passed (\d+)"
+_SBT = lazy(r"^\[\w+\] (?:Passed|Failed): Total (\d+), Failed (\d+), Errors (\d+), Passed (\d+)"
                   r"(?:, Skipped (\d+))?", re.M)  # fmt: skip
 
 
@@ -189,7 +188,7 @@ def sbt(text: str) -> TestCounts | None:
     return TestCounts(passed, failed + errors, skipped)
 
 
-_CLOJURE = re.compile(r"^Ran (\d+) tests containing \d+ assertions\.\s*\n(\d+) failures, (\d+) errors\.", re.M)
+_CLOJURE = lazy(r"^Ran (\d+) tests containing \d+ assertions\.\s*\n(\d+) failures, (\d+) errors\.", re.M)
 
 
 def clojure(text: str) -> TestCounts | None:
@@ -202,8 +201,8 @@ def clojure(text: str) -> TestCounts | None:
     return TestCounts(tests, 0, 0) if failures + errors == 0 else None
 
 
-_ALCOTEST_OK = re.compile(r"^Test Successful in [\d.]+s\. (\d+) tests? run\.", re.M)
-_ALCOTEST_FAIL = re.compile(r"^(\d+) failures?! in [\d.]+s\. (\d+) tests? run\.", re.M)
+_ALCOTEST_OK = lazy(r"^Test Successful in [\d.]+s\. (\d+) tests? run\.", re.M)
+_ALCOTEST_FAIL = lazy(r"^(\d+) failures?! in [\d.]+s\. (\d+) tests? run\.", re.M)
 
 
 def alcotest(text: str) -> TestCounts | None:
@@ -214,7 +213,7 @@ def alcotest(text: str) -> TestCounts | None:
     return _sum(counts)
 
 
-_BAZEL = re.compile(r"^Executed \d+ out of (\d+) tests?: (?:(\d+) tests? pass)?(?:.*?(\d+) fails?)?", re.M)
+_BAZEL = lazy(r"^Executed \d+ out of (\d+) tests?: (?:(\d+) tests? pass)?(?:.*?(\d+) fails?)?", re.M)
 
 
 def bazel(text: str) -> TestCounts | None:
@@ -226,7 +225,7 @@ def bazel(text: str) -> TestCounts | None:
     return TestCounts(passed, failed, 0)
 
 
-_JULIA_HEADER = re.compile(r"^Test Summary:\s*\|(.*)$", re.M)
+_JULIA_HEADER = lazy(r"^Test Summary:\s*\|(.*)$", re.M)
 
 
 def julia(text: str) -> TestCounts | None:
@@ -249,7 +248,7 @@ def julia(text: str) -> TestCounts | None:
     return TestCounts(cell("Pass"), cell("Fail") + cell("Error"), cell("Broken"))
 
 
-_TESTTHAT = re.compile(r"\[ FAIL (\d+) \| WARN \d+ \| SKIP (\d+) \| PASS (\d+) \]")
+_TESTTHAT = lazy(r"\[ FAIL (\d+) \| WARN \d+ \| SKIP (\d+) \| PASS (\d+) \]")
 
 
 def testthat(text: str) -> TestCounts | None:

@@ -10,12 +10,12 @@ form for one file. Detection, classification, recipes and output parsing all rea
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast
 
+from freshpass.facts.lazyre import LazyPattern, lazy
 from freshpass.facts.model import KINDS, Kind
 
 
@@ -243,7 +243,7 @@ def formatter(
 
 # Environment variables test tools read as "rewrite the expected outputs" (insta, trybuild, expect-test, ruff's
 # schema test, snapshot libraries): set to anything but a false value, the run rewrites files.
-_UPDATING_VARIABLE = re.compile(r"(^|_)(UPDATE|BLESS|OVERWRITE|REGEN|REGENERATE|ACCEPT|SNAPSHOT_UPDATE)(_|$)")
+_UPDATING_VARIABLE = lazy(r"(^|_)(UPDATE|BLESS|OVERWRITE|REGEN|REGENERATE|ACCEPT|SNAPSHOT_UPDATE)(_|$)")
 _FALSE_VALUES = frozenset({"", "0", "false", "no", "off", "never", "n"})
 
 
@@ -261,33 +261,29 @@ def updating_assignment(word: str) -> str | None:
 
 # --- names of scripts, targets, sessions and envs ----------------------------------------------------------------
 
-_NEVER_FINISHES = re.compile(r"(^|[:_-])(watch|dev|serve|server|start|preview)($|[:_-])|(^|:)(ui|open)$")
-_WRITER_NAME = re.compile(
+_NEVER_FINISHES = lazy(r"(^|[:_-])(watch|dev|serve|server|start|preview)($|[:_-])|(^|:)(ui|open)$")
+_WRITER_NAME = lazy(
     r"(^|[:_-])(fix|format|fmt|prettier|prettify|autofix|write|lintfix|black|isort|update|upgrade|generate|gen|"
     r"regen|regenerate|codegen|bless|accept|snapshot-update|vendor|vendoring)($|[:_-])"
 )
-_PUBLISHER_NAME = re.compile(
-    r"(^|[:_-])(release|publish|deploy|upload|bump|tag|version|changelog|prepare-release)($|[:_-])"
-)
-_SETUP_NAME = re.compile(
+_PUBLISHER_NAME = lazy(r"(^|[:_-])(release|publish|deploy|upload|bump|tag|version|changelog|prepare-release)($|[:_-])")
+_SETUP_NAME = lazy(
     r"^(install|setup|deps|dependencies|venv|env|bootstrap|develop|init|help|sync|clean|distclean|lock|update|"
     r"upgrade|all-deps|dev-setup|pre-commit-install)$"
 )
-_NAME_KINDS: tuple[tuple[re.Pattern[str], Kind], ...] = (
-    (re.compile(r"(^|[:_-])(type-?check|typecheck|types|check-types|tsc|mypy|pyright|typing)($|[:_-])"), "typecheck"),
+_NAME_KINDS: tuple[tuple[LazyPattern, Kind], ...] = (
+    (lazy(r"(^|[:_-])(type-?check|typecheck|types|check-types|tsc|mypy|pyright|typing)($|[:_-])"), "typecheck"),
     (
-        re.compile(
-            r"(^|[:_-])(tests?|unit|unittests?|spec|specs|e2e|integration|pytest|jest|vitest|coverage|cov)($|[:_-])"
-        ),
+        lazy(r"(^|[:_-])(tests?|unit|unittests?|spec|specs|e2e|integration|pytest|jest|vitest|coverage|cov)($|[:_-])"),
         "test",
     ),
-    (re.compile(r"(^|[:_-])(lint|linters?|eslint|ruff|flake8|pylint|style|clippy|vet)($|[:_-])"), "lint"),
-    (re.compile(r"^(check|checks|ci|verify|validate|precommit|pre-commit|qa|all-checks|check-all)($|[:_-])"), "check"),
-    (re.compile(r"^(build|compile)($|[:_-])"), "build"),
+    (lazy(r"(^|[:_-])(lint|linters?|eslint|ruff|flake8|pylint|style|clippy|vet)($|[:_-])"), "lint"),
+    (lazy(r"^(check|checks|ci|verify|validate|precommit|pre-commit|qa|all-checks|check-all)($|[:_-])"), "check"),
+    (lazy(r"^(build|compile)($|[:_-])"), "build"),
 )
-_PYTHON_ENV = re.compile(r"^(py|pypy)\d*(\.\d+)?([-_].*)?$")
+_PYTHON_ENV = lazy(r"^(py|pypy)\d*(\.\d+)?([-_].*)?$")
 # Any of the patterns above, tried in one pass first: most generated names say nothing.
-_SAYS_SOMETHING = re.compile(
+_SAYS_SOMETHING = lazy(
     "|".join(
         f"(?:{p.pattern})"
         for p in (
@@ -312,8 +308,8 @@ def name_stem(name: str) -> str:
     return "tests" if stem == "runtests" else stem
 
 
-_SCRIPT_SUFFIX = re.compile(r"\.(sh|bash|py|js|mjs|cjs|ts|rb|pl|ps1|cmd|bat)$")
-_RUN_PREFIX = re.compile(r"^run[_-]?")
+_SCRIPT_SUFFIX = lazy(r"\.(sh|bash|py|js|mjs|cjs|ts|rb|pl|ps1|cmd|bat)$")
+_RUN_PREFIX = lazy(r"^run[_-]?")
 
 
 @functools.lru_cache(maxsize=8192)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from freshpass.facts.lazyre import lazy
+
 from .base import (
     Identification,
     Identified,
@@ -98,7 +100,7 @@ def _pytest(tokens: tuple[str, ...]) -> Identification:
 
 # pytest plugins' options that rewrite the expected outputs they compare against (syrupy, inline-snapshot,
 # pytest-regressions, pytest-examples, …).
-_UPDATES_FILES = re.compile(
+_UPDATES_FILES = lazy(
     r"^--(snapshot-update|update-snapshots?|force-regen|regen-all|update-examples|update-mypy|update-goldens?|"
     r"accept|update|inline-snapshot=(fix|create|update|trim)\S*|update-\S+)$"
 )
@@ -265,14 +267,14 @@ def _python_servers(tokens: tuple[str, ...]) -> Identification:
 
 # -- output summaries ------------------------------------------------------------------------------------------------
 
-PYTEST_SUMMARY = re.compile(r"^=*\s*((?:\d+ [a-z]+(?:, )?)+)(?: in [\d.]+s)?(?: \([^)]*\))?\s*=*\s*$", re.MULTILINE)
-PYTEST_PART = re.compile(r"(\d+) ([a-z]+)")
-UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in ", re.MULTILINE)
-UNITTEST_RESULT = re.compile(r"^(OK|FAILED)(?: \(([^)]*)\))?\s*$", re.MULTILINE)
+PYTEST_SUMMARY = lazy(r"^=*\s*((?:\d+ [a-z]+(?:, )?)+)(?: in [\d.]+s)?(?: \([^)]*\))?\s*=*\s*$", re.MULTILINE)
+PYTEST_PART = lazy(r"(\d+) ([a-z]+)")
+UNITTEST_RAN = lazy(r"^Ran (\d+) tests? in ", re.MULTILINE)
+UNITTEST_RESULT = lazy(r"^(OK|FAILED)(?: \(([^)]*)\))?\s*$", re.MULTILINE)
 NO_TESTS = (
-    re.compile(r"\bno tests ran\b", re.IGNORECASE),  # pytest summary; unittest ≥ 3.12 "NO TESTS RAN"
-    re.compile(r"^Ran 0 tests? in\b", re.MULTILINE),  # unittest
-    re.compile(r"^\s*collected 0 items\s*$", re.MULTILINE),  # pytest, nothing collected or selected
+    lazy(r"\bno tests ran\b", re.IGNORECASE),  # pytest summary; unittest ≥ 3.12 "NO TESTS RAN"
+    lazy(r"^Ran 0 tests? in\b", re.MULTILINE),  # unittest
+    lazy(r"^\s*collected 0 items\s*$", re.MULTILINE),  # pytest, nothing collected or selected
 )
 # Runners whose exit code 5 means "no tests were collected".
 EXIT_5_NO_TESTS = frozenset({"pytest", "unittest"})

@@ -10,19 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from freshpass.facts.model import TestCounts
+
+__all__ = ["TestCounts", "exit_means_no_tests", "parse_test_counts", "ran_no_tests"]
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _OUTPUT_WINDOW = 256 * 1024
-
-
-@dataclass(frozen=True)
-class TestCounts:
-    __test__ = False  # a result, not a pytest test class
-
-    passed: int
-    failed: int
-    skipped: int
 
 
 _SHARED = ("rust", "go", "python", "node")  # parsed first, in the order below
