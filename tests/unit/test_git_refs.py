@@ -135,7 +135,8 @@ def test_remotes_read_as_data(repo: Path, tmp_path: Path) -> None:
     git(repo, "config", "remote.quoted.url", 'https://example.invalid/has "quotes" # and a comment')
     remote = find_remote(repository, "origin")
     assert (remote.fetch_url, remote.push_url) == (str(bare), "ssh://git@example.invalid/x.git")
-    assert find_remote(repository, "quoted").fetch_url == 'https://example.invalid/has "quotes" # and a comment'  # as git wrote it
+    as_git_wrote_it = 'https://example.invalid/has "quotes" # and a comment'
+    assert find_remote(repository, "quoted").fetch_url == as_git_wrote_it
     assert find_remote(repository, str(bare)).fetch_url == str(bare)
     assert find_remote(repository, "https://example.invalid/x.git").push_url == "https://example.invalid/x.git"
     with pytest.raises(GitError, match="no remote named 'upstream'"):
