@@ -181,11 +181,10 @@ def _checked_out_branch(repository: Repository) -> str | None:
 
 def committed_files(repository: Repository, commit: str, paths: Sequence[str], limit: int) -> dict[str, bytes | str]:
     """The blobs at `paths` in `commit`, without a checkout: each path → its bytes, or a text saying why not (absent,
-    not a file, over `limit` bytes). Two git processes whatever the number of paths; cached by commit."""
-    return dict(_read_committed(repository, commit, tuple(paths), limit))
+    not a file, over `limit` bytes). Two git processes whatever the number of paths."""
+    return _read_committed(repository, commit, tuple(paths), limit)
 
 
-@functools.lru_cache(maxsize=256)
 def _read_committed(repository: Repository, commit: str, paths: tuple[str, ...], limit: int) -> dict[str, bytes | str]:
 
     result: dict[str, bytes | str] = {}
@@ -219,7 +218,8 @@ def _read_committed(repository: Repository, commit: str, paths: tuple[str, ...],
     return result
 
 
-def committed_trust(repository: Repository, branch: DefaultBranch, package: str) -> tuple[SharedTrust, list[str]]:
+@functools.lru_cache(maxsize=256)  # small results, asked on every refresh of the language server
+def committed_trust(repository: Repository, branch: DefaultBranch, package: str) -> tuple[SharedTrust, tuple[str, ...]]:
     """The project's trust settings at `branch` for the package root `package` (relative to the top level), and
     what could not be read. `.freshpass.toml`'s `shared` wins over `pyproject.toml`'s, as in the work tree."""
     names = [_join(package, "pyproject.toml"), _join(package, ".freshpass.toml")]
@@ -243,7 +243,7 @@ def committed_trust(repository: Repository, branch: DefaultBranch, package: str)
             problems.append(f"{branch.name}'s {name}: {problem}")
         else:
             trust = found
-    return trust, problems
+    return trust, tuple(problems)
 
 
 def _table(data: bytes, path: Sequence[str]) -> Any:
@@ -330,7 +330,12 @@ def allowed_signers(repository: Repository, package: str, trust: SharedTrust) ->
             f"no default branch (origin/HEAD, origin/main, or main/master not checked out) to read the allowed "
             f"signers file {named} from; a work tree's own copy is never used"
         )
-    data = committed_files(repository, branch.commit, [relative], ALLOWED_SIGNERS_LIMIT)[relative]
+    data = _committed_signers(repository, branch.commit, relative)
     if isinstance(data, str):
         raise GitError(f"cannot read the allowed signers file {relative} at {branch.name}: {data}")
     return data
+
+
+@functools.lru_cache(maxsize=16)  # at most ALLOWED_SIGNERS_LIMIT each; one or two per project in practice
+def _committed_signers(repository: Repository, commit: str, path: str) -> bytes | str:
+    return committed_files(repository, commit, [path], ALLOWED_SIGNERS_LIMIT)[path]

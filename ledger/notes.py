@@ -444,7 +444,7 @@ class _Skipped:
         if self.notes:
             shown = ", ".join(tree[:12] for tree in self.notes[:3]) + (" …" if len(self.notes) > 3 else "")
             said.append(
-                f"{len(self.notes)} note{'s' if len(self.notes) != 1 else ''} larger than {MAX_NOTE_BYTES >> 10} KiB "
+                f"{len(self.notes)} note{'s' if len(self.notes) != 1 else ''} larger than {MAX_NOTE_BYTES >> 20} MiB "
                 f"not merged (not read; the other side's kept): {shown}"
             )
         if self.lines:
