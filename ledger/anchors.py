@@ -212,7 +212,9 @@ def _read_committed(repository: Repository, commit: str, paths: tuple[str, ...],
             out = git.run(["cat-file", "--batch"], stdin="".join(f"{blob}\n" for _, blob, _ in wanted).encode())
             at = 0
             for path, _, size in wanted:
-                start = out.index(b"\n", at) + 1
+                start = out.find(b"\n", at) + 1
+                if start == 0 or len(out) < start + size:
+                    raise GitError(f"git cat-file did not return {path} of {commit[:12]}")
                 result[path] = out[start : start + size]
                 at = start + size + 1
     return result

@@ -15,9 +15,14 @@ hooks and filters never run; its refs are read and written by file (`resolve_ref
 shared. Remotes are the repository's `url`/`pushurl` read as data, or a URL given directly; fetching and pushing
 use the user's own git configuration (credentials, `insteadOf`) and nothing the repository configures.
 
+Merging is bounded work: a constant number of git processes however many notes there are (`_merge`: two
+`ls-tree`, one `cat-file --batch`, one `fast-import`), no note over `MAX_NOTE_BYTES` read, no line over
+`MAX_LINE_BYTES` kept, and what was left out said (`Moved.skipped`).
+
 Reading is bounded (a note over `MAX_NOTE_BYTES` is not read) and cached by notes tip, since the language server
 asks on every refresh; signatures are checked only when the trust settings require a signer, with the
-allowed-signers file the settings name (never one the repository's git config names).
+allowed-signers file the trust anchors name (`freshpass.ledger.anchors`: the user's own file, or the project's as
+the default branch has it committed; never the work tree's, never one the repository's git config names).
 """
 
 from __future__ import annotations
@@ -543,9 +548,9 @@ def _read_blobs(git: IsolatedGit, blobs: Sequence[str]) -> dict[str, bytes]:
     texts: dict[str, bytes] = {}
     at = 0
     for blob in unique:
-        header_end = out.index(b"\n", at)
-        header = out[at:header_end].split()
-        if len(header) != 3 or header[1] != b"blob":
+        header_end = out.find(b"\n", at)
+        header = out[at:header_end].split() if header_end >= 0 else []
+        if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
             raise GitError(f"git cat-file did not return the note {blob}")
         size = int(header[2])
         texts[blob] = out[header_end + 1 : header_end + 1 + size]
