@@ -197,3 +197,26 @@ def as_json(value: Any) -> Any:
     from tests.e2e.conftest import as_json as convert
 
     return convert(value)
+
+
+async def test_an_agent_s_tools_count_shared_receipts_only_in_a_folder_the_user_trusts(tmp_path: Path) -> None:
+    from freshpass.evidence.trust import trust
+    from freshpass.mcp import tools
+
+    remote = _remote(tmp_path, PYPROJECT + '\n[tool.freshpass.shared]\ntrust = ["ci"]\n')
+    ci = _clone(remote, "ci")
+    _forge(ci, None)  # a CI receipt the default branch's settings count
+    laptop = _clone(remote, "laptop")
+    assert run_cli("share", "--fetch", cwd=laptop).returncode == 0
+    assert _status(laptop)["status"] == "passed"  # the person at the terminal: the project's anchors count
+    shown = await tools.status(str(laptop), laptop)
+    assert shown["status"] == "unverified" and shown["evidence"] is None
+    decision = await tools.check_done(str(laptop), laptop, session="agent-1", changed_paths=["src/app.py"])
+    assert decision["verdict"] != "verified" and "the workspace is not trusted" in decision["message"]
+    trust(laptop)
+    counted = await tools.status(str(laptop), laptop)
+    assert counted["status"] == "passed" and counted["evidence"] is not None
+    assert counted["evidence"]["shared"]["actor"] == "ci"
+    assert (await tools.check_done(str(laptop), laptop, session="agent-1", changed_paths=["src/app.py"]))[
+        "verdict"
+    ] == "verified"
