@@ -14,9 +14,17 @@ remote, then times:
 - with `--history N`: a remote whose ref holds N earlier publishes on N/5 contents — a fresh clone's fetch of it and
   the first signed read (the trailer scan grows with history).
 
-    .venv/bin/python bench/bench_share.py [--files N] [--runs N] [--history N] [--write]
+`--merge` measures only the merge of two diverged notes refs (what a fetch or a push that someone beat pays): the
+remote's ref holds `--merge-notes` notes this clone does not have (a flooded ref), and the same two refs are merged
+by the merge of before (git processes per note, kept below as the baseline) and by today's (`notes._merge`), in
+alternating runs. Then each merges a ref whose note on the shared content is `--huge-mb` MiB, in a child process
+of its own, reporting that process's peak RSS (`VmHWM`).
 
-`--write` replaces docs/bench-share.md. Local bare remote only: a real network adds a round trip per fetch and push.
+    .venv/bin/python bench/bench_share.py [--files N] [--runs N] [--history N] [--write]
+    .venv/bin/python bench/bench_share.py --merge [--merge-notes 1500] [--merge-runs 3] [--huge-mb 60] [--write]
+
+`--write` replaces docs/bench-share.md (with `--merge`: only its merge section). Local bare remote only: a real
+network adds a round trip per fetch and push.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from freshpass.facts.model import SharedTrust
 from freshpass.ledger import notes
 from freshpass.ledger.content import commit_snapshot, git_content_id, snapshot
 from freshpass.ledger.git import Repository, find_remote, find_repository
-from freshpass.ledger.shared import Provenance, SharedReceipt, from_evidence
+from freshpass.ledger.shared import Provenance, SharedReceipt, from_evidence, normal_form
 from freshpass.ledger.store import Evidence
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "bench-share.md"
@@ -158,8 +166,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--history", type=int, default=1000)
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--merge", action="store_true", help="only the merge of a flooded ref, before and after")
+    parser.add_argument("--merge-notes", type=int, default=1500)
+    parser.add_argument("--merge-runs", type=int, default=3)
+    parser.add_argument("--huge-mb", type=int, default=60)
+    parser.add_argument("--merge-child", nargs=3, metavar=("VARIANT", "REPO", "URL"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.update(GIT_ENV)
+    if args.merge_child:
+        merge_child(*args.merge_child)
+        return
+    if args.merge:
+        merge_bench(args)
+        return
     rows: list[str] = []
     with tempfile.TemporaryDirectory(prefix="freshpass-bench-share-") as scratch:
         base = Path(scratch)
@@ -279,9 +298,196 @@ def main() -> None:
     print(table)
     print(f"\n{stamp}")
     if args.write:
+        kept = DOC.read_text().partition(MERGE_HEADING) if DOC.exists() else ("", "", "")
+        merge_section = kept[1] + kept[2] if kept[1] else ""
         DOC.write_text(
-            HEADER + f"\n{stamp}; `--files {args.files} --runs {args.runs} --history {args.history}`\n\n{table}\n"
+            HEADER
+            + f"\n{stamp}; `--files {args.files} --runs {args.runs} --history {args.history}`\n\n{table}\n"
+            + (f"\n{merge_section}" if merge_section else "")
         )
+
+
+# ---- merging a flooded ref: before and after ----------------------------------------------------------------------
+
+
+def _old_existing_lines(git_: notes.IsolatedGit, ref: str, tree: str) -> list[str]:
+    text = notes._note_text(git_, ref, tree, 64 << 20)  # the merge of before read notes up to 64 MiB whole
+    if text is not None and text.startswith("\0"):
+        raise notes.GitError(f"too large ({text[1:]})")
+    return (text or "").splitlines()
+
+
+def _old_listing(git_: notes.IsolatedGit, ref: str) -> dict[str, str]:
+    listed: dict[str, str] = {}
+    for line in git_.run(["notes", f"--ref={ref}", "list"]).decode().splitlines():
+        blob, _, tree = line.partition(" ")
+        if tree:
+            listed[tree] = blob
+    return listed
+
+
+def old_merge(git_: notes.IsolatedGit, ours: str, theirs: str) -> str:
+    """The merge of before (the baseline): `notes list` of both refs, then for every note that differs a read of
+    each side (`notes list`, `cat-file -s`, `cat-file blob`) and a write (`hash-object`, `notes add`)."""
+    env = notes._identity(git_)
+    mine, other = _old_listing(git_, notes.NOTES_REF), _old_listing(git_, notes.THEIRS_REF)
+    for tree, blob in other.items():
+        if mine.get(tree) == blob:
+            continue
+        lines = _old_existing_lines(git_, notes.THEIRS_REF, tree)
+        if tree in mine:
+            lines += _old_existing_lines(git_, notes.NOTES_REF, tree)
+        notes._set_note(git_, notes.NOTES_REF, tree, normal_form(lines), env)
+    notes_tree = git_.run(["rev-parse", f"{notes.NOTES_REF}^{{tree}}"]).decode().strip()
+    command = ["commit-tree", "-p", ours, "-p", theirs, "-F", "-", notes_tree]
+    return git_.run(command, stdin=b"freshpass: merge shared receipts\n", env=env).decode().strip()
+
+
+def new_merge(git_: notes.IsolatedGit, ours: str, theirs: str) -> str:
+    return notes._merge(git_, ours, theirs)[0]
+
+
+VARIANTS = {"before": old_merge, "after": new_merge}
+
+
+def plant(root: Path, lines: dict[str, bytes]) -> None:
+    """Notes (object → text) added to the clone's notes ref in one commit, by git's own fast-import."""
+    parent = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", notes.NOTES_REF], cwd=root, capture_output=True, text=True
+    ).stdout.strip()
+    stream = bytearray(b"commit %s\ncommitter b <b@x> 1767261000 +0000\ndata 5\nflood\n" % notes.NOTES_REF.encode())
+    if parent:
+        stream += b"from %s\n" % parent.encode()
+    for tree, text in lines.items():
+        stream += b"M 100644 inline %s\ndata %d\n%s\n" % (tree.encode(), len(text), text)
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=root, input=bytes(stream), check=True)
+
+
+def merge_once(variant: str, reader: Path, url: str) -> tuple[float, int]:
+    """Fetch the remote's ref into a private directory (not timed), merge it with the reader's (timed)."""
+    repo = repository(reader)
+    local = notes.notes_tip(repo)
+    with notes._private(repo, {notes.NOTES_REF: local}) as private:
+        theirs = notes._fetch_tip(private, url)
+        started = time.perf_counter()
+        merged = VARIANTS[variant](private, local, theirs)
+        elapsed = time.perf_counter() - started
+        count = len(private.run(["ls-tree", "-r", "--name-only", merged]).splitlines())
+    return elapsed, count
+
+
+def merge_child(variant: str, reader: str, url: str) -> None:
+    """One merge in this process: its time and peak memory, as JSON on stdout."""
+    import json
+
+    before = peak_rss_kib()
+    try:
+        elapsed, count = merge_once(variant, Path(reader), url)
+        error = ""
+    except notes.GitError as exc:
+        elapsed, count, error = 0.0, 0, str(exc)
+    print(json.dumps({"seconds": elapsed, "notes": count, "error": error, "rss_before_kib": before,
+                      "rss_kib": peak_rss_kib()}))  # fmt: skip
+
+
+def peak_rss_kib() -> int:
+    """This process's peak resident set since it started (`VmHWM`: unlike `ru_maxrss`, not inherited from the
+    process it was forked from)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def flooded(base: Path, name: str, planting: Callable[[Receipts], dict[str, bytes]]) -> tuple[Path, str]:
+    """A remote whose notes ref holds one receipt and `planted`; a reader clone that shared one of its own."""
+    seed = base / f"{name}-seed"
+    seed.mkdir()
+    (seed / "app.py").write_text("x = 1\n")
+    git(seed, "init", "-q", "-b", "main")
+    git(seed, "add", "-A")
+    git(seed, "commit", "-q", "-m", "init")
+    remote = base / f"{name}.git"
+    git(base, "clone", "-q", "--bare", str(seed), str(remote))
+    writer, reader = clone(remote, f"{name}-writer"), clone(remote, f"{name}-reader")
+    content = snapshot(writer).content_id
+    made = Receipts(writer, content)
+    notes.add_receipts(repository(writer), [made.next()], summary="w")
+    planted = planting(made)
+    plant(writer, {key.replace("CONTENT", content.removeprefix("git:")): text for key, text in planted.items()})
+    notes.push(repository(writer), find_remote(repository(writer), "origin"))
+    mine = Receipts(reader, content)
+    mine.count = 50_000
+    notes.add_receipts(repository(reader), [mine.next()], summary="r")
+    return reader, str(remote)
+
+
+def merge_bench(args: argparse.Namespace) -> None:
+    import json
+
+    rows: list[str] = []
+    loads: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="freshpass-bench-merge-") as scratch:
+        base = Path(scratch)
+
+        def receipts_on_other_contents(made: Receipts) -> dict[str, bytes]:
+            return {
+                f"{index:040x}": (made.next(f"git:{index:040x}").line + "\n").encode()
+                for index in range(args.merge_notes)
+            }
+
+        reader, url = flooded(base, "flood", receipts_on_other_contents)
+        samples: dict[str, list[float]] = {"before": [], "after": []}
+        counts: dict[str, int] = {}
+        for run in range(args.merge_runs):
+            order = ("before", "after") if run % 2 == 0 else ("after", "before")
+            for variant in order:
+                loads.append(os.getloadavg()[0])
+                elapsed, counts[variant] = merge_once(variant, reader, url)
+                samples[variant].append(elapsed)
+        assert counts["before"] == counts["after"], counts
+        for variant in ("before", "after"):
+            rows.append(row(f"merge {args.merge_notes:,} notes only the remote has, {variant}", samples[variant],
+                            f"{counts[variant]:,} notes in the merge"))  # fmt: skip
+        big_reader, big_url = flooded(base, "huge", lambda made: {"CONTENT": b"x" * (args.huge_mb << 20) + b"\n"})
+        for variant in ("before", "after", "before", "after"):
+            loads.append(os.getloadavg()[0])
+            child = subprocess.run(
+                [sys.executable, __file__, "--merge-child", variant, str(big_reader), big_url],
+                check=True, capture_output=True, text=True, env={**os.environ, **GIT_ENV},
+            )  # fmt: skip
+            found = json.loads(child.stdout)
+            peak, start = found["rss_kib"] >> 10, found["rss_before_kib"] >> 10
+            note = f"Python's peak RSS {peak} MiB (before the fetch and merge {start} MiB)"
+            if found["error"]:
+                note += f"; {found['error']}"
+            rows.append(row(f"merge a ref whose shared content's note is {args.huge_mb} MiB, {variant}",
+                            [found["seconds"]], note))  # fmt: skip
+    table = "\n".join(["| measurement | runs | p50 | p95 | note |", "| --- | --- | --- | --- | --- |", *rows])
+    stamp = (
+        f"{datetime.now(timezone.utc):%Y-%m-%d}, {os.cpu_count()} CPUs, load {min(loads):.1f}–{max(loads):.1f} "
+        f"during the runs, git {git_version()}; `--merge --merge-notes {args.merge_notes} --merge-runs "
+        f"{args.merge_runs} --huge-mb {args.huge_mb}`"
+    )
+    print(table)
+    print(f"\n{stamp}")
+    if args.write:
+        text = DOC.read_text() if DOC.exists() else HEADER
+        text = text.split(MERGE_HEADING)[0].rstrip() + "\n\n"
+        DOC.write_text(text + MERGE_HEADING + MERGE_TEXT + f"\n{stamp}\n\n{table}\n")
+
+
+MERGE_HEADING = "## Merging a flooded shared ref, before and after\n"
+MERGE_TEXT = """
+A merge happens when a fetch or a push finds that both sides added receipts. Before, it ran `git notes list` on
+both refs and then, for every note the remote had and this clone did not, about five git processes (read each
+side: `notes list`, `cat-file -s`, `cat-file blob`; write: `hash-object`, `notes add`), and it read a note of up
+to 64 MiB whole. Now it is six git processes whatever the number of notes (`var`, two `ls-tree -r -l`, one
+`cat-file --batch` for the notes that differ on both sides, one `fast-import` writing the tree and the commit, one
+`rev-parse`); a note over 1 MiB is never read (its size comes from `ls-tree -l`) and lines over 16 KiB are dropped.
+Both variants merge the same two refs, alternating; the huge-note rows run each merge (and the fetch before it) in
+a Python process of its own, whose peak RSS (`VmHWM`) is shown; the git processes' own memory is not included.
+"""
 
 
 def make_history(base: Path, remote: Path, publishes: int, made: Receipts) -> Path:

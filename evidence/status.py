@@ -210,7 +210,8 @@ async def root_status(
     shared: SharedOptions | None = None,
 ) -> Status:
     """The status of `root` now (design §4.5), with the shared receipts of its content judged as `shared` says
-    (design §4.6; by default under the project's `[tool.freshpass.shared]`).
+    (design §4.6; by default under the user's config file, else the project's `[tool.freshpass.shared]` as the
+    default branch has it committed: `with_shared_receipts`).
 
     Without `snapshot` the content is read from disk (git runs in a worker thread) under the project's
     `ContentRules`. Raises `ContentError` when the content cannot be read, `LedgerError` when the ledger cannot.
@@ -238,16 +239,21 @@ async def root_status(
     )
     from freshpass.ledger.shared import SharedOptions
 
-    return await with_shared_receipts(status, current, facts, shared or SharedOptions())
+    return await with_shared_receipts(status, current, shared or SharedOptions())
 
 
-async def with_shared_receipts(
-    status: Status, current: ContentSnapshot, facts: ProjectFacts | None, shared: SharedOptions
-) -> Status:
-    """`status` with the shared receipts of `current`'s content (design §4.6)."""
+async def with_shared_receipts(status: Status, current: ContentSnapshot, shared: SharedOptions) -> Status:
+    """`status` with the shared receipts of `current`'s content (design §4.6), judged under trust anchors that come
+    from outside that content (`freshpass.ledger.anchors`: the user's settings, else the project's as the default
+    branch has them committed — never the work tree's `facts.shared_trust`). An untrusted workspace reads no
+    anchors (no git runs for them) and counts nothing."""
+    from freshpass.facts.model import SharedTrust
+    from freshpass.ledger.anchors import anchors_for
     from freshpass.ledger.notes import shared_for
 
-    policy = shared.policy(facts.shared_trust if facts is not None else None)
+    policy = SharedTrust()
+    if shared.workspace_trusted:
+        policy = (await asyncio.to_thread(anchors_for, current, shared.trust)).trust
     reading = await asyncio.to_thread(shared_for, current, policy)
     return with_shared(status, shared.judged(reading.views))
 

@@ -15,9 +15,14 @@ hooks and filters never run; its refs are read and written by file (`resolve_ref
 shared. Remotes are the repository's `url`/`pushurl` read as data, or a URL given directly; fetching and pushing
 use the user's own git configuration (credentials, `insteadOf`) and nothing the repository configures.
 
+Merging is bounded work: a constant number of git processes however many notes there are (`_merge`: two
+`ls-tree`, one `cat-file --batch`, one `fast-import`), no note over `MAX_NOTE_BYTES` read, no line over
+`MAX_LINE_BYTES` kept, and what was left out said (`Moved.skipped`).
+
 Reading is bounded (a note over `MAX_NOTE_BYTES` is not read) and cached by notes tip, since the language server
 asks on every refresh; signatures are checked only when the trust settings require a signer, with the
-allowed-signers file the settings name (never one the repository's git config names).
+allowed-signers file the trust anchors name (`freshpass.ledger.anchors`: the user's own file, or the project's as
+the default branch has it committed; never the work tree's, never one the repository's git config names).
 """
 
 from __future__ import annotations
@@ -34,8 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from freshpass.facts.files import read_regular
 from freshpass.facts.model import SharedTrust
+from freshpass.ledger import anchors
 from freshpass.ledger.content import ContentSnapshot, git_tree
 from freshpass.ledger.git import (
     GitError,
@@ -49,6 +54,7 @@ from freshpass.ledger.git import (
     update_ref,
 )
 from freshpass.ledger.shared import (
+    MAX_LINE_BYTES,
     MAX_NOTE_BYTES,
     LineRejected,
     SharedReceipt,
@@ -64,7 +70,10 @@ THEIRS_REF = "refs/notes/freshpass-theirs"  # the remote's tip, in a private dir
 TRAILER = "Freshpass-Receipt"
 PUSH_ATTEMPTS = 12
 WRITE_ATTEMPTS = 5  # local writers racing on the repository's ref
-MERGE_NOTE_LIMIT = 64 << 20  # a note this large is not merged (it is not a note freshpass wrote)
+MERGED_REF = "refs/notes/freshpass-merged"  # the merge fast-import writes, in a private directory only
+# What one merge reads at most: every note that differs on both sides is read whole (each at most MAX_NOTE_BYTES,
+# each line at most MAX_LINE_BYTES: the bounds readers apply), until this budget is spent.
+MERGE_READ_LIMIT = 64 << 20
 HISTORY_LIMIT = 100_000  # notes commits scanned for trailers
 FALLBACK_IDENTITY = {
     "GIT_AUTHOR_NAME": "freshpass",
@@ -72,6 +81,7 @@ FALLBACK_IDENTITY = {
     "GIT_COMMITTER_NAME": "freshpass",
     "GIT_COMMITTER_EMAIL": "freshpass@localhost",
 }
+_OBJECT_NAME = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 _TRAILER_VALUE = re.compile(r"^([0-9a-f]{40}|[0-9a-f]{64}) (sha256:[0-9a-f]{64})$")
 K = TypeVar("K")
 V = TypeVar("V")
@@ -118,6 +128,7 @@ class Moved:
     merged: bool = False  # the two histories had diverged and were merged
     pushed: bool = False
     attempts: int = 1
+    skipped: tuple[str, ...] = ()  # what a merge left out (notes or lines over the bounds)
 
 
 @dataclass(frozen=True)
@@ -178,21 +189,27 @@ def package_path(repository: Repository, root: Path) -> str:
 
 
 def shared_for(current: ContentSnapshot, trust: SharedTrust) -> Reading:
-    """The shared receipts of the content `current` was read as (design §4.6); never raises: what could not be
-    read is a `skipped` reason. A relative `allowed_signers` is relative to the root."""
+    """The shared receipts of the content `current` was read as (design §4.6), judged under `trust` (see
+    `freshpass.ledger.anchors.trust_anchors` for where it comes from); never raises: what could not be read is a
+    `skipped` reason. The allowed-signers file is read as `anchors.allowed_signers` says: a relative path from the
+    default branch's commit, never from the work tree."""
     root = Path(current.root)
     repository = find_repository(root) if current.is_git else None
     if repository is None:
         return Reading()
+    package = package_path(repository, root)
+    problems: list[str] = []
+    allowed: bytes | None = None
+    if trust.checks_signatures:
+        try:
+            allowed = anchors.allowed_signers(repository, package, trust)
+        except GitError as exc:
+            problems.append(str(exc))  # every signature then checks against no key: nothing signed counts
     try:
-        allowed: bytes | None = None
-        if trust.checks_signatures:
-            where = Path(trust.allowed_signers).expanduser()
-            allowed = load_allowed_signers(where if where.is_absolute() else root / where)
-        package = package_path(repository, root)
-        return read_shared(repository, current.content_id, package, trust, allowed_signers=allowed)
+        reading = read_shared(repository, current.content_id, package, trust, allowed_signers=allowed)
     except GitError as exc:
-        return Reading(skipped=[str(exc)])
+        return Reading(skipped=[*problems, str(exc)])
+    return Reading(reading.views, [*problems, *reading.skipped])
 
 
 def read_shared(
@@ -319,14 +336,6 @@ def _verify(repository: Repository, commits: Sequence[str], allowed_signers: byt
     return result
 
 
-def load_allowed_signers(path: Path) -> bytes:
-    """The allowed-signers file a trust setting names (a regular file, bounded); `GitError` says why not."""
-    try:
-        return read_regular(path, MAX_NOTE_BYTES)
-    except OSError as exc:
-        raise GitError(f"cannot read the allowed signers file {path}: {exc.strerror or exc}") from None
-
-
 # ---- writing ------------------------------------------------------------------------------------------------------
 
 
@@ -346,10 +355,12 @@ def _set_note(git: IsolatedGit, ref: str, tree: str, text: str, env: Mapping[str
 
 
 def _existing_lines(git: IsolatedGit, ref: str, tree: str) -> list[str]:
-    text = _note_text(git, ref, tree, MERGE_NOTE_LIMIT)
-    if text is not None and text.startswith("\0"):
-        raise GitError(f"the shared receipts of {tree} in {ref} are too large to add to ({text[1:]})")
-    return (text or "").splitlines()
+    """The lines of a content's note to add to: none when the note is over `MAX_NOTE_BYTES` (no reader reads such a
+    note, so the new receipts replace it rather than being lost in it), and none over `MAX_LINE_BYTES`."""
+    text = _note_text(git, ref, tree, MAX_NOTE_BYTES)
+    if text is None or text.startswith("\0"):
+        return []
+    return [line for line in text.splitlines() if len(line.encode("utf-8", "surrogateescape")) <= MAX_LINE_BYTES]
 
 
 # What a run is, whoever shared it: every field but the provenance (actor, provider, job URL, commit, version). Two
@@ -417,31 +428,165 @@ def add_receipts(
     raise GitError(f"{NOTES_REF} in {repository.toplevel} kept moving; try again")
 
 
-def _merge(git: IsolatedGit, ours: str, theirs: str, env: Mapping[str, str]) -> str:
-    """A commit with parents `ours` and `theirs` whose notes are the union of both (built on `NOTES_REF`, which
-    must point at `ours`)."""
-    mine, other = _listing(git, NOTES_REF), _listing(git, THEIRS_REF)
-    for tree, blob in other.items():
-        if mine.get(tree) == blob:
+@dataclass(frozen=True)
+class _Note:
+    blob: str
+    size: int
+
+
+class _Skipped:
+    """What a merge left out, told in a few lines however much there was."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []  # annotated objects whose too-large note was not read
+        self.lines = 0
+        self.lines_in: set[str] = set()
+        self.unread: list[str] = []  # notes left as one side had them: the merge's read budget was spent
+        self.strays = 0  # tree entries that are not notes
+
+    def report(self) -> tuple[str, ...]:
+        said: list[str] = []
+        if self.notes:
+            shown = ", ".join(tree[:12] for tree in self.notes[:3]) + (" …" if len(self.notes) > 3 else "")
+            said.append(
+                f"{len(self.notes)} note{'s' if len(self.notes) != 1 else ''} larger than {MAX_NOTE_BYTES >> 20} MiB "
+                f"not merged (not read; the other side's kept): {shown}"
+            )
+        if self.lines:
+            said.append(
+                f"{self.lines} line{'s' if self.lines != 1 else ''} longer than {MAX_LINE_BYTES >> 10} KiB dropped "
+                f"from {len(self.lines_in)} note{'s' if len(self.lines_in) != 1 else ''} (no receipt is that long)"
+            )
+        if self.unread:
+            said.append(
+                f"{len(self.unread)} notes kept as one side had them: the merge reads at most "
+                f"{MERGE_READ_LIMIT >> 20} MiB of notes"
+            )
+        if self.strays:
+            said.append(f"{self.strays} entries of the notes tree that are not notes were left out")
+        return tuple(said)
+
+
+def _merge(git: IsolatedGit, ours: str, theirs: str) -> tuple[str, tuple[str, ...]]:
+    """A commit with parents `ours` and `theirs` whose notes are the union of both, and what was left out — in a
+    constant number of git processes however many notes there are: both trees listed with their sizes
+    (`ls-tree -r -l`), the notes that differ read in one `cat-file --batch`, the merged tree and its commit written
+    by one `fast-import`. A note over `MAX_NOTE_BYTES` is never read (the other side's note is kept; readers skip
+    such a note anyway), a line over `MAX_LINE_BYTES` is dropped (no receipt is that long), and at most
+    `MERGE_READ_LIMIT` bytes are read in all."""
+    skipped = _Skipped()
+    mine, other = _tree_notes(git, ours, skipped), _tree_notes(git, theirs, skipped)
+    union: dict[str, str] = {}  # annotated object → blob of its merged note ("" for a note written below)
+    both: dict[str, tuple[_Note, _Note]] = {}
+    for tree in set(mine) | set(other):
+        a, b = mine.get(tree), other.get(tree)
+        if a is None or b is None or a.blob == b.blob:
+            only = a if a is not None else b
+            assert only is not None
+            union[tree] = only.blob
             continue
-        lines = _existing_lines(git, THEIRS_REF, tree)
-        if tree in mine:
-            lines += _existing_lines(git, NOTES_REF, tree)
-        _set_note(git, NOTES_REF, tree, normal_form(lines), env)
-    notes_tree = git.run(["rev-parse", f"{NOTES_REF}^{{tree}}"]).decode().strip()
+        readable = [note for note in (a, b) if note.size <= MAX_NOTE_BYTES]
+        if len(readable) < 2:
+            skipped.notes.append(tree)
+            union[tree] = (readable[0] if readable else a).blob
+            continue
+        both[tree] = (a, b)
+    budget = MERGE_READ_LIMIT
+    wanted: list[str] = []
+    for tree in sorted(both):
+        a, b = both[tree]
+        if a.size + b.size > budget:
+            skipped.unread.append(tree)
+            union[tree] = a.blob
+            continue
+        budget -= a.size + b.size
+        wanted += [a.blob, b.blob]
+    texts = _read_blobs(git, wanted)
+    merged: dict[str, bytes] = {}
+    for tree, (a, b) in both.items():
+        if tree in union:
+            continue
+        lines: list[str] = []
+        for note in (a, b):
+            for line in texts.get(note.blob, b"").decode("utf-8", "surrogateescape").splitlines():
+                if len(line.encode("utf-8", "surrogateescape")) > MAX_LINE_BYTES:
+                    skipped.lines += 1
+                    skipped.lines_in.add(tree)
+                else:
+                    lines.append(line)
+        text = normal_form(lines).encode("utf-8", "surrogateescape")
+        if text:
+            merged[tree] = text
+            union[tree] = ""
+    return _import_merge(git, ours, theirs, union, merged), skipped.report()
+
+
+def _tree_notes(git: IsolatedGit, commit: str, skipped: _Skipped) -> dict[str, _Note]:
+    """The notes of a notes commit, in one `ls-tree`: annotated object → its note's blob and size (fan-out
+    directories joined back into the object id, as git reads them)."""
+    listed = git.run(["ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--"])
+    found: dict[str, _Note] = {}
+    for entry in listed.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, path = entry.partition(b"\t")
+        fields = meta.split()
+        name = path.decode("utf-8", "replace").replace("/", "")
+        if len(fields) != 4 or fields[1] != b"blob" or not _OBJECT_NAME.match(name) or not fields[3].isdigit():
+            skipped.strays += 1
+            continue
+        found[name] = _Note(fields[2].decode(), int(fields[3]))
+    return found
+
+
+def _read_blobs(git: IsolatedGit, blobs: Sequence[str]) -> dict[str, bytes]:
+    """The contents of `blobs` (already known to be small enough), in one `cat-file --batch`."""
+    if not blobs:
+        return {}
+    unique = list(dict.fromkeys(blobs))
+    out = git.run(["cat-file", "--batch"], stdin="".join(f"{blob}\n" for blob in unique).encode())
+    texts: dict[str, bytes] = {}
+    at = 0
+    for blob in unique:
+        header_end = out.find(b"\n", at)
+        header = out[at:header_end].split() if header_end >= 0 else []
+        if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
+            raise GitError(f"git cat-file did not return the note {blob}")
+        size = int(header[2])
+        texts[blob] = out[header_end + 1 : header_end + 1 + size]
+        at = header_end + 1 + size + 1
+    return texts
+
+
+def _import_merge(
+    git: IsolatedGit, ours: str, theirs: str, union: Mapping[str, str], merged: Mapping[str, bytes]
+) -> str:
+    """The merge commit of `ours` and `theirs` holding exactly the notes of `union`, written by one `fast-import`
+    (blobs of `merged` inline, the others by id), fanned out as git fans out a large notes tree."""
+    ident = git.call(["var", "GIT_COMMITTER_IDENT"])
+    committer = ident.stdout.decode("utf-8", "replace").strip() if ident.returncode == 0 else ""
+    if not committer:
+        committer = f"freshpass <freshpass@localhost> {int(time.time())} +0000"
     message = b"freshpass: merge shared receipts\n"
-    command = ["commit-tree", "-p", ours, "-p", theirs, "-F", "-", notes_tree]
-    return git.run(command, stdin=message, env=env).decode().strip()
-
-
-def _listing(git: IsolatedGit, ref: str) -> dict[str, str]:
-    """The notes of `ref`: annotated object → note blob."""
-    notes: dict[str, str] = {}
-    for row in git.run(["notes", f"--ref={ref}", "list"]).decode().splitlines():
-        blob, _, tree = row.partition(" ")
-        if tree:
-            notes[tree] = blob
-    return notes
+    stream = bytearray()
+    stream += b"feature done\n"
+    stream += f"commit {MERGED_REF}\ncommitter {committer}\n".encode()
+    stream += b"data %d\n%s" % (len(message), message)
+    stream += f"from {ours}\nmerge {theirs}\ndeleteall\n".encode()
+    fan_out = len(union) > 255
+    for tree in sorted(union):
+        path = f"{tree[:2]}/{tree[2:]}" if fan_out else tree
+        if tree in merged:
+            data = merged[tree]
+            stream += f"M 100644 inline {path}\n".encode() + b"data %d\n" % len(data) + data + b"\n"
+        else:
+            stream += f"M 100644 {union[tree]} {path}\n".encode()
+    stream += b"done\n"
+    git.run(["fast-import", "--quiet", "--done"], stdin=bytes(stream))
+    commit = git.ref(MERGED_REF)
+    if not commit:
+        raise GitError("git fast-import wrote no merge of the shared receipts")
+    return commit
 
 
 def _fetch_tip(git: IsolatedGit, url: str) -> str:
@@ -480,10 +625,10 @@ def fetch(repository: Repository, remote: Remote) -> Moved:
             if not theirs or (local and _ancestor(git, theirs, local)):
                 return Moved(local, local, theirs)
             merged = bool(local) and not _ancestor(git, local, theirs)
-            new = _merge(git, local, theirs, _identity(git)) if merged else theirs
+            new, skipped = _merge(git, local, theirs) if merged else (theirs, ())
         try:
             update_ref(repository, NOTES_REF, new, local)
-            return Moved(local, new, theirs, merged=merged)
+            return Moved(local, new, theirs, merged=merged, skipped=skipped)
         except RefMoved:
             continue
     raise GitError(f"{NOTES_REF} in {repository.toplevel} kept moving; try again")
@@ -509,10 +654,12 @@ def push(
                 moved = _adopt(repository, local, theirs)
                 return Moved(before, moved, theirs, attempts=attempt)
             merged = bool(theirs) and not _ancestor(git, theirs, local)
-            candidate = _merge(git, local, theirs, _identity(git)) if merged else local
+            candidate, skipped = _merge(git, local, theirs) if merged else (local, ())
             if _push_once(git, remote.push_url, candidate):
                 with_merge = _adopt(repository, local, candidate)
-                return Moved(before, with_merge, candidate, merged=merged, pushed=True, attempts=attempt)
+                return Moved(
+                    before, with_merge, candidate, merged=merged, pushed=True, attempts=attempt, skipped=skipped
+                )
         if attempt < attempts:
             wait(attempt)
     raise GitError(

@@ -371,14 +371,16 @@ def _globs(value: Any) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class SharedOptions:
-    """How a status treats shared receipts: the user's trust settings (`shared.*`; the project's
-    `[tool.freshpass.shared]` applies when they trust no one) and whether the workspace is trusted (an untrusted
-    workspace shows shared receipts and counts none)."""
+    """How a status treats shared receipts: the editor's trust settings (`shared.*`; when they trust no one, the
+    user's config file, then the project's `[tool.freshpass.shared]` as the default branch has it committed:
+    `freshpass.ledger.anchors`) and whether the workspace is trusted (an untrusted workspace shows shared receipts
+    and counts none)."""
 
     trust: SharedTrust | None = None
     workspace_trusted: bool = True
 
     def policy(self, project: SharedTrust | None) -> SharedTrust:
+        """The user's settings when they trust anyone, else `project` (the default branch's committed settings)."""
         if self.trust is not None and self.trust.actors:
             return self.trust
         return project if project is not None else SharedTrust()

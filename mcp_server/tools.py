@@ -149,7 +149,7 @@ async def status(path: str, default_root: Path) -> StatusResult:
     _root, package = resolve(path, default_root)
     facts = await _facts(package)
     async with await Ledger.open(read_only=True) as ledger:
-        found = (await root_status(ledger, str(package), facts)).to_json()
+        found = (await root_status(ledger, str(package), facts, shared=_shared_options(package))).to_json()
     return StatusResult(**{key: found[key] for key in StatusResult.__annotations__})  # type: ignore[typeddict-item]
 
 
@@ -169,9 +169,19 @@ async def check_done(
             rules=DoneRules(),
             changed_paths=list(changed_paths),
             claims=find_claims(message),
+            shared=_shared_options(package),
         )
     answer = decision.to_json()
     return CheckDoneResult(**{key: answer[key] for key in CheckDoneResult.__annotations__})  # type: ignore[typeddict-item]
+
+
+def _shared_options(package: Path) -> Any:
+    """Shared receipts count only in a folder the user trusts (`freshpass trust`); elsewhere no trust anchor is read
+    (no git runs for them) and they are shown, not counted — as in an untrusted editor workspace."""
+    from freshpass.evidence.trust import is_trusted
+    from freshpass.ledger.shared import SharedOptions
+
+    return SharedOptions(workspace_trusted=is_trusted(package))
 
 
 async def receipts(path: str, default_root: Path, *, limit: int = 10) -> ReceiptsResult:

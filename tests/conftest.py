@@ -19,6 +19,8 @@ def _isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     state = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
     monkeypatch.setenv("FRESHPASS_LEDGER", str(state / "freshpass" / "ledger.db"))
+    # Nor the developer's own freshpass settings ($XDG_CONFIG_HOME/freshpass/config.toml: whom shared receipts trust).
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
     # git must not read the developer's config (signing, hooks, default branch names).
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

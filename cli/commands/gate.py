@@ -212,7 +212,8 @@ async def judge(
     status = build_status(
         str(root), fresh, newest, (), (), contradicting, flaky_counts=facts is not None and facts.flaky == "pass-counts"
     )
-    status = await with_shared_receipts(status, content, facts, SharedOptions())
+    # The same anchors as every status: never the pushed commit's own trust settings (docs/security.md).
+    status = await with_shared_receipts(status, content, SharedOptions())
     missing = missing_kinds(status, kinds)
     if not missing:
         return None

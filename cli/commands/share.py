@@ -265,6 +265,8 @@ def _push(project: _Project, remote_name: str) -> dict[str, Any]:
 
     remote = find_remote(project.repository, remote_name)
     moved = push(project.repository, remote)
+    for skipped in moved.skipped:
+        say(f"freshpass share: merging: {skipped}")
     if moved.pushed:
         merged = " (merged with receipts others pushed meanwhile)" if moved.merged else ""
         message = f"pushed refs/notes/freshpass to {remote_name}{merged}"
@@ -273,7 +275,7 @@ def _push(project: _Project, remote_name: str) -> dict[str, Any]:
     else:
         message = f"{remote_name} already has every shared receipt of this repository"
     return {"remote": remote_name, "pushed": moved.pushed, "merged": moved.merged, "tip": moved.after,
-            "message": message}  # fmt: skip
+            "skipped": list(moved.skipped), "message": message}  # fmt: skip
 
 
 def _fetch(project: _Project, remote_name: str) -> dict[str, Any]:
@@ -282,6 +284,8 @@ def _fetch(project: _Project, remote_name: str) -> dict[str, Any]:
 
     remote = find_remote(project.repository, remote_name)
     moved = fetch(project.repository, remote)
+    for skipped in moved.skipped:
+        say(f"freshpass share: merging: {skipped}")
     if not moved.remote:
         message = f"{remote_name} has no shared receipts yet"
     elif moved.after == moved.before:
@@ -290,7 +294,8 @@ def _fetch(project: _Project, remote_name: str) -> dict[str, Any]:
         merged = " (merged with the receipts shared here)" if moved.merged else ""
         message = f"fetched the shared receipts of {remote_name}{merged}"
     changed = moved.after != moved.before
-    return {"remote": remote_name, "merged": moved.merged, "tip": moved.after, "changed": changed, "message": message}
+    return {"remote": remote_name, "merged": moved.merged, "tip": moved.after, "changed": changed,
+            "skipped": list(moved.skipped), "message": message}  # fmt: skip
 
 
 # ---- listing ------------------------------------------------------------------------------------------------------
@@ -298,6 +303,7 @@ def _fetch(project: _Project, remote_name: str) -> dict[str, Any]:
 
 def _list(project: _Project, rev: str | None, *, json_output: bool) -> int:
     from freshpass.facts.model import SharedTrust
+    from freshpass.ledger.anchors import anchors_for, worktree_note
     from freshpass.ledger.content import commit_snapshot
     from freshpass.ledger.notes import shared_for
 
@@ -305,12 +311,17 @@ def _list(project: _Project, rev: str | None, *, json_output: bool) -> int:
     current = (
         commit_snapshot(project.root, rev, rules.ignore, rules.ignore_prose) if rev else rules.snapshot(project.root)
     )
-    trust = project.facts.shared_trust if project.facts is not None else SharedTrust()
-    reading = shared_for(current, trust)
+    # The same anchors as every status: the user's settings, else the default branch's committed ones.
+    anchors = anchors_for(current)
+    reading = shared_for(current, anchors.trust)
     entries = [view.to_json() for view in reading.views]
+    worktree = project.facts.shared_trust if project.facts is not None else SharedTrust()
+    note = worktree_note(project.repository, project.root, anchors, worktree)
     if json_output:
+        trust = {"source": anchors.source or None, "default_branch": anchors.branch.name if anchors.branch else None,
+                 "note": note or None, "problems": list(anchors.problems)}  # fmt: skip
         print(json.dumps({"root": str(project.root), "content_id": current.content_id, "shared": entries,
-                          "skipped": reading.skipped}, indent=2))  # fmt: skip
+                          "skipped": reading.skipped, "trust": trust}, indent=2))  # fmt: skip
         return 0
     what = f"{rev} ({current.content_id[:16]}…)" if rev else f"the current content ({current.content_id[:16]}…)"
     if not entries:
@@ -319,6 +330,10 @@ def _list(project: _Project, rev: str | None, *, json_output: bool) -> int:
         print(safe(f"shared receipts for {what} of {project.root}:"))
         for entry in entries:
             print(describe_shared(entry))
+    if note:
+        print(safe(note))
+    for problem in anchors.problems:
+        say(f"freshpass share: {problem}")
     for reason in reading.skipped:
         say(f"freshpass share: skipped a line of the note: {reason}")
     return 0

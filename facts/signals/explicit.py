@@ -95,25 +95,30 @@ def _read_shared(c: Collector, shared: Any, rel: str, where: str) -> None:
     """`shared = {trust = ["ci"], signers = ["ci@example.org"], allowed_signers = ".github/allowed_signers"}`."""
     if shared is None:
         return
+    trust, problem = shared_trust_of(shared, where)
+    if problem:
+        c.problem(rel, problem)
+    elif trust is not None:
+        c.shared_trust = trust
+
+
+def shared_trust_of(shared: Any, where: str = "tool.freshpass.") -> tuple[SharedTrust | None, str]:
+    """The trust settings a `shared` table holds, or None and why not (pure: also used on a committed file's
+    table, read from the default branch rather than the work tree)."""
     if not isinstance(shared, dict):
-        c.problem(rel, f"[{where}shared] must be a table with trust, signers and allowed_signers")
-        return
+        return None, f"[{where}shared] must be a table with trust, signers and allowed_signers"
     values: dict[str, Any] = {}
     for key, attribute in (("trust", "actors"), ("signers", "signers")):
         value = shared.get(key, [])
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            c.problem(rel, f"{where}shared.{key} must be an array of strings")
-            return
+            return None, f"{where}shared.{key} must be an array of strings"
         values[attribute] = tuple(value)
     unknown = [actor for actor in values["actors"] if actor not in SHARED_ACTORS]
     if unknown:
-        c.problem(rel, f"{where}shared.trust: {', '.join(unknown)} is not one of {', '.join(SHARED_ACTORS)}")
-        return
+        return None, f"{where}shared.trust: {', '.join(unknown)} is not one of {', '.join(SHARED_ACTORS)}"
     allowed = shared.get("allowed_signers", "")
     if not isinstance(allowed, str) or allowed.startswith("/") or normalise_cwd(allowed or ".").startswith(".."):
-        c.problem(rel, f"{where}shared.allowed_signers must be a file path relative to the root")
-        return
+        return None, f"{where}shared.allowed_signers must be a file path relative to the root"
     if values["signers"] and not allowed:
-        c.problem(rel, f"{where}shared.signers needs shared.allowed_signers: the file their keys are checked against")
-        return
-    c.shared_trust = SharedTrust(allowed_signers=allowed, **values)
+        return None, f"{where}shared.signers needs shared.allowed_signers: the file their keys are checked against"
+    return SharedTrust(allowed_signers=allowed, **values), ""

@@ -240,3 +240,78 @@ def test_a_signing_key_is_a_file_never_its_text() -> None:
     assert notes.Signing("key::ssh-ed25519 AAAA").config()["gpg.format"] == "ssh"
     with pytest.raises(ValueError, match="text of a key"):
         notes.Signing("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn...\n-----END OPENSSH PRIVATE KEY-----\n")
+
+
+# ---- merging in bounded work --------------------------------------------------------------------------------------
+
+
+def plant_notes(root: Path, notes_by_tree: dict[str, bytes]) -> None:
+    """`notes_by_tree` added on top of the clone's notes ref in one commit (git's own `fast-import`, as anyone with
+    push access could write them)."""
+    parent = git(root, "rev-parse", "--verify", "--quiet", NOTES_REF).strip()
+    stream = b"commit %s\ncommitter m <m@example.invalid> 1767261000 +0000\ndata 7\nplanted\n" % NOTES_REF.encode()
+    if parent:
+        stream += b"from %s\n" % parent.encode()
+    for tree, text in notes_by_tree.items():
+        stream += b"M 100644 inline %s\ndata %d\n%s\n" % (tree.encode(), len(text), text)
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=root, input=stream, check=True)
+
+
+def counted_git(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The git commands every private git directory runs from now on."""
+    ran: list[str] = []
+    real = notes.IsolatedGit.call
+
+    def call(self, args, **kwargs):  # type: ignore[no-untyped-def]
+        ran.append(args[0])
+        return real(self, args, **kwargs)
+
+    monkeypatch.setattr(notes.IsolatedGit, "call", call)
+    return ran
+
+
+def diverged_fetch(remote: Path, name: str, planted: int, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str]]:
+    """A writer pushes its receipt and `planted` notes on other contents; a reader who shared one of its own fetches
+    (a merge). The reader's clone and the git commands the fetch ran."""
+    writer, reader = clone(remote, f"{name}-writer"), clone(remote, f"{name}-reader")
+    add_receipts(repository(writer), [receipt(writer, 1)], summary="w")
+    plant_notes(writer, {f"{number:040x}": receipt(writer, number).line.encode() + b"\n" for number in range(planted)})
+    push(repository(writer), find_remote(repository(writer), "origin"))
+    add_receipts(repository(reader), [receipt(reader, 2)], summary="r")
+    ran = counted_git(monkeypatch)
+    fetched = fetch(repository(reader), find_remote(repository(reader), "origin"))
+    monkeypatch.undo()
+    assert fetched.merged and fetched.skipped == ()
+    return reader, ran
+
+
+def test_a_merge_runs_as_many_git_processes_for_three_hundred_notes_as_for_three(
+    remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    few_root, few = diverged_fetch(remote, "few", 3, monkeypatch)
+    many_root, many = diverged_fetch(remote, "many", 300, monkeypatch)
+    assert len(many) == len(few) and many.count("fast-import") == 1 and "notes" not in many
+    listed = git(many_root, "notes", f"--ref={NOTES_REF}", "list").splitlines()
+    assert len(listed) == 301  # every planted note, and the shared content's (fanned out past 255, as git does)
+    assert git(many_root, "ls-tree", "--name-only", NOTES_REF).splitlines()[0] == "00"
+    assert shared_commands(many_root) == shared_commands(few_root) == ["pytest -q  # run 1", "pytest -q  # run 2"]
+
+
+def test_a_merge_leaves_a_huge_note_and_long_lines_out_and_says_so(remote: Path) -> None:
+    writer, reader = clone(remote, "writer"), clone(remote, "reader")
+    content = snapshot(writer).content_id.removeprefix("git:")
+    other = "ab" * 20
+    add_receipts(repository(writer), [receipt(writer, 1)], summary="w")
+    plant_notes(writer, {content: receipt(writer, 1).line.encode() + b"\n" + b"x" * (2 << 20) + b"\n",
+                         other: b"y" * (20 << 10) + b"\nshort line\n"})  # fmt: skip
+    push(repository(writer), find_remote(repository(writer), "origin"))
+    add_receipts(repository(reader), [receipt(reader, 2)], summary="r")
+    plant_notes(reader, {other: b"mine\n"})
+    fetched = fetch(repository(reader), find_remote(repository(reader), "origin"))
+    assert fetched.merged
+    assert fetched.skipped[0].startswith("1 note larger than 1 MiB not merged") and content[:12] in fetched.skipped[0]
+    assert fetched.skipped[1] == "1 line longer than 16 KiB dropped from 1 note (no receipt is that long)"
+    assert shared_commands(reader) == ["pytest -q  # run 2"]  # the huge note was never read: the reader's kept
+    assert git(reader, "notes", f"--ref={NOTES_REF}", "show", other) == "mine\nshort line\n"
+    parents = git(reader, "rev-list", "--parents", "-1", NOTES_REF).split()
+    assert len(parents) == 3

@@ -75,3 +75,13 @@ def test_the_trust_table_is_read_as_the_page_says(tmp_path: Path) -> None:
     facts = detect_facts(tmp_path)
     assert facts.problems == []
     assert facts.shared_trust == SharedTrust(("ci",), ("ci@acme.example",), ".github/freshpass_allowed_signers")
+
+
+def test_the_user_s_trust_table_is_read_as_the_page_says(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from freshpass.ledger.anchors import user_config_file, user_trust
+
+    [table] = [text for text in blocks("toml") if text.startswith("[shared]")]
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    user_config_file().parent.mkdir(parents=True)
+    user_config_file().write_text(table)
+    assert user_trust() == (SharedTrust(("ci",), ("ci@acme.example",), "~/.config/freshpass/allowed_signers"), "")
