@@ -34,7 +34,7 @@ import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from freshpass.facts.files import SMALL_FILE_LIMIT, read_regular
 from freshpass.ledger.git import INDEX_LIMIT, Repository, _config_entries, resolve_head
@@ -55,8 +55,7 @@ class PureTree:
     entries: Mapping[str, tuple[int, str]]  # root-relative path -> (mode, blob or commit id), after ignore rules
 
 
-@dataclass(frozen=True)
-class _IndexEntry:
+class _IndexEntry(NamedTuple):
     mode: int
     oid: str
     ctime: tuple[int, int]
@@ -65,6 +64,9 @@ class _IndexEntry:
     uid: int
     gid: int
     size: int
+
+
+_ENTRY_HEAD = struct.Struct(">10I20sH")  # ctime s/ns, mtime s/ns, dev, ino, mode, uid, gid, size, id, flags
 
 
 # ---- the index ------------------------------------------------------------------------------------------------------
@@ -94,9 +96,7 @@ def read_index(repository: Repository) -> tuple[dict[bytes, _IndexEntry], int | 
     for _ in range(count):
         if offset + 62 > len(body):
             raise Unsure("the index is truncated")
-        fields = struct.unpack(">10I", body[offset : offset + 40])
-        oid = body[offset + 40 : offset + 60].hex()
-        (flags,) = struct.unpack(">H", body[offset + 60 : offset + 62])
+        *fields, raw_oid, flags = _ENTRY_HEAD.unpack_from(body, offset)
         cursor = offset + 62
         if flags & 0x4000:  # extended flags: skip-worktree, intent-to-add
             if version < 3:
@@ -127,7 +127,7 @@ def read_index(repository: Repository) -> tuple[dict[bytes, _IndexEntry], int | 
         kind = mode & 0o170000
         if kind not in (0o100000, SYMLINK, GITLINK) or b"\0" in name or not name or name in entries:
             raise Unsure("an index entry freshpass does not read")
-        entries[name] = _IndexEntry(mode, oid, (ctime_s, ctime_ns), (mtime_s, mtime_ns), ino, uid, gid, size)
+        entries[name] = _IndexEntry(mode, raw_oid.hex(), (ctime_s, ctime_ns), (mtime_s, mtime_ns), ino, uid, gid, size)
     while offset + 8 <= len(body):  # extensions: optional ones (upper case) are caches; required ones change meaning
         signature = body[offset : offset + 4]
         (size,) = struct.unpack(">I", body[offset + 4 : offset + 8])
@@ -266,10 +266,12 @@ def _rules(data: bytes) -> list[_Rule]:
         raise Unsure("an ignore file that is not UTF-8") from None
     rules: list[_Rule] = []
     for line in text.split("\n"):
+        if line.startswith("#"):
+            continue
         if "\\" in line:
             raise Unsure(f"an ignore pattern with an escape: {line!r}")
         line = line.rstrip(" ")
-        if not line or line.startswith("#"):
+        if not line:
             continue
         negated = line.startswith("!")
         body = line[1:] if negated else line
@@ -498,7 +500,7 @@ def pure_tree(
             if _UNUSUAL_NAME.search(item.name):
                 raise Unsure(f"{relative_dir}{item.name!r}: a name git may refuse (core.protectNTFS)")
             relative = f"{relative_dir}{item.name}"
-            name = os.fsencode(relative)
+            name = relative.encode("utf-8", "surrogateescape")
             try:
                 info = os.lstat(item.path)
             except OSError as exc:

@@ -169,7 +169,7 @@ def no_commit_yet(root: Path) -> None:
 
 
 def nested_gitignores(root: Path) -> None:
-    write(root / "src/.gitignore", "*.py\n!keep.py\nutil/\n")
+    write(root / "src/.gitignore", "# a comment may hold a \\ backslash\n*.py\n!keep.py\nutil/\n")
     write(root / "src/keep.py", "kept")
     write(root / "src/drop.py", "dropped")
     write(root / "src/util/new.py", "dir ignored by the nested rule")
