@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from freshpass.facts.files import SMALL_FILE_LIMIT, read_regular
-from freshpass.ledger.git import INDEX_LIMIT, Repository, _config_entries, resolve_head
+from freshpass.ledger.git import INDEX_LIMIT, Repository, resolve_head
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 GITLINK = 0o160000
@@ -438,9 +438,8 @@ def pure_tree(
     user_excludes, user_hashing = _user_config(environment)
     if user_hashing:
         raise Unsure("the user's git configuration sets something that changes hashing")
-    for entry in _config_entries(repository):
-        if entry.section == "core" and entry.key in ("excludesfile", "attributesfile"):
-            raise Unsure(f"the repository sets core.{entry.key}")
+    # The repository's own `core.excludesFile` and `core.attributesFile` are never read: git runs without the
+    # repository's configuration (freshpass.ledger.git), so they do not count there either.
     info_attributes = repository.common_dir / "info" / "attributes"
     if os.path.lexists(info_attributes):
         try:

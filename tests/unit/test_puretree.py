@@ -131,6 +131,13 @@ def names(root: Path) -> None:
         handle.write(b"latin-1 name")
 
 
+def repository_excludes_setting(root: Path) -> None:
+    # Never read (git runs without the repository's configuration), so the file it names does not count.
+    write(root / "elsewhere-ignore", "*.py\n")
+    git(root, "config", "core.excludesFile", str(root / "elsewhere-ignore"))
+    write(root / "src/still-counted.py", "x")
+
+
 def info_exclude(root: Path) -> None:
     write(root / ".git/info/exclude", "secret/\n*.tmp\n")
     write(root / "secret/key", "k")
@@ -194,6 +201,7 @@ SHAPES: dict[str, Shape] = {
     "empty and ignored-only dirs": empty_and_ignored_only,
     "names": names,
     "info/exclude": info_exclude,
+    "repository's excludesFile": repository_excludes_setting,
     "attributes, no CR": attributes_without_cr,
     "autocrlf, no CR": autocrlf_without_cr,
     "filemode off": filemode_off,
