@@ -118,6 +118,8 @@ def lens_title(status: Status, now: float | None = None, *, changed_count: int |
     if shared is not None and state != "stale":  # a counted shared receipt (design §4.6): who ran it
         return f"{shared_label(shared.status_json(), when)} · {command}"
     if state == "stale":
+        if not changed:  # the receipt's tree could not be read (an untrusted workspace reads no packed object)
+            return f"⚠ unverified · content changed since {command} {evidence.status} {when}"
         return f"⚠ unverified · {plural(changed, 'file')} changed · since {command} {evidence.status} {when}"
     if state == "failed":
         reason = reason_of(evidence) or f"exit {evidence.exit_code}"

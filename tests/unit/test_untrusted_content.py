@@ -136,3 +136,12 @@ async def test_the_mcp_tools_check_a_trusted_folder_with_git_as_before(repo: Pat
     (repo / "src" / "lib.py").write_text("A = 2\n")  # an uncommitted change git sees: the agent must verify it
     decision = await tools.check_done("", repo)
     assert decision["verdict"] == "nudge" and decision["changedPaths"] == ["src/lib.py"], decision
+
+
+def test_a_stale_status_whose_changed_files_are_unknown_says_the_content_changed_without_a_count() -> None:
+    from freshpass.evidence.status import build_status
+
+    status = build_status("/r", {}, {"test": receipt()}, ())  # stale, the receipt's tree not readable here
+    assert present.lens_title(status).startswith("⚠ unverified · content changed since pytest -q passed")
+    named = build_status("/r", {}, {"test": receipt()}, ["a.py"])
+    assert present.lens_title(named).startswith("⚠ unverified · 1 file changed · since pytest -q passed")
