@@ -10,6 +10,7 @@ import asyncio
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from freshpass.facts.model import ProjectFacts, VerifyCommand
@@ -41,9 +42,10 @@ class ContentRules:
             return cls()
         return cls(tuple(facts.ignore), facts.ignore_prose)
 
-    def snapshot(self, root: str | os.PathLike[str]) -> ContentSnapshot:
-        """The content id of `root` now under these rules (reads the tree: call it off the event loop)."""
-        return take_snapshot(root, list(self.ignore), self.ignore_prose)
+    def snapshot(self, root: str | os.PathLike[str], *, processes: bool = True) -> ContentSnapshot:
+        """The content id of `root` now under these rules (reads the tree: call it off the event loop).
+        `processes=False`: start none (an untrusted folder); a git root then raises `NeedsGit`."""
+        return take_snapshot(root, list(self.ignore), self.ignore_prose, processes=processes)
 
     def ignored(self) -> pathspec.PathSpec:
         """Which root-relative paths these rules leave out of the content."""
@@ -106,7 +108,7 @@ class Status:
     """
 
     root: str
-    status: str = "unverified"  # passed | failed | flaky | stale | unverified
+    status: str = "unverified"  # passed | failed | flaky | stale | unverified | unchecked (`unchecked_status`)
     scope: str | None = None  # full | targeted, when the headline receipt is fresh
     kinds: Mapping[str, KindState] = field(default_factory=dict)
     evidence: Evidence | None = None  # the headline receipt
@@ -201,6 +203,18 @@ def build_status(
     )
 
 
+UNCHECKED = "unchecked"
+
+
+def unchecked_status(
+    root: str, newest: Mapping[str, Evidence], verify_commands: Iterable[VerifyCommand] = ()
+) -> Status:
+    """The status of a root whose content id only git computes, where nothing may run (an untrusted workspace):
+    `unchecked` — freshness is not checked, which accuses nothing. The newest receipt is shown for what it is, a
+    past run; no kind is called fresh or stale, no path changed, nothing is uncovered."""
+    return Status(root, UNCHECKED, None, {}, pick_headline(newest), (), tuple(verify_commands))
+
+
 async def root_status(
     ledger: Ledger,
     root: str | os.PathLike[str],
@@ -208,6 +222,7 @@ async def root_status(
     snapshot: ContentSnapshot | None = None,
     *,
     shared: SharedOptions | None = None,
+    processes: bool = True,
 ) -> Status:
     """The status of `root` now (design §4.5), with the shared receipts of its content judged as `shared` says
     (design §4.6; by default under the user's config file, else the project's `[tool.freshpass.shared]` as the
@@ -215,18 +230,32 @@ async def root_status(
 
     Without `snapshot` the content is read from disk (git runs in a worker thread) under the project's
     `ContentRules`. Raises `ContentError` when the content cannot be read, `LedgerError` when the ledger cannot.
+    `processes=False` (an untrusted folder) starts none: the content id is computed in Python (`NeedsGit` when it
+    cannot be), what changed since a git receipt is read from loose objects when it can be (else nothing is named),
+    and shared receipts, which only git reads, are not read.
     """
     root_key = os.fspath(root)
-    current = snapshot if snapshot is not None else await asyncio.to_thread(ContentRules.of(facts).snapshot, root_key)
+    rules = ContentRules.of(facts)
+    current = (
+        snapshot
+        if snapshot is not None
+        else await asyncio.to_thread(lambda: rules.snapshot(root_key, processes=processes))
+    )
     fresh, newest = await ledger.heads(root_key, current.content_id)
     contradicting = await ledger.opposites(root_key, fresh) if fresh else {}
     changed: list[str] = []
     if not fresh:
         reference = pick_headline(newest)
         if reference is not None:
-            old_manifest = None if current.is_git else await ledger.manifest(reference.content_id)
+            old_manifest: Mapping[str, str] | None
+            if not current.is_git:
+                old_manifest = await ledger.manifest(reference.content_id)
+            elif not processes:
+                old_manifest = await asyncio.to_thread(_loose_manifest, current, reference.content_id)
+            else:
+                old_manifest = None
             changed = await asyncio.to_thread(
-                changed_paths, root_key, reference.content_id, current, old_manifest=old_manifest
+                changed_paths, root_key, reference.content_id, current, old_manifest=old_manifest, processes=processes
             )
     status = build_status(
         root_key,
@@ -237,9 +266,24 @@ async def root_status(
         contradicting,
         flaky_counts=facts is not None and facts.flaky == "pass-counts",
     )
+    if not processes:
+        return status
     from freshpass.ledger.shared import SharedOptions
 
     return await with_shared_receipts(status, current, shared or SharedOptions())
+
+
+def _loose_manifest(current: ContentSnapshot, content_id: str) -> Mapping[str, str] | None:
+    """The manifest of a git content id read without git (loose objects of `current`'s repository), or None."""
+    from freshpass.ledger.content import git_tree
+    from freshpass.ledger.git import find_repository
+    from freshpass.ledger.puretree import loose_tree_entries
+
+    tree = git_tree(content_id)
+    if tree is None or current.git_toplevel is None:
+        return None
+    repository = find_repository(Path(current.git_toplevel))
+    return None if repository is None else loose_tree_entries(repository, tree)
 
 
 async def with_shared_receipts(status: Status, current: ContentSnapshot, shared: SharedOptions) -> Status:

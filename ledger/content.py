@@ -132,6 +132,16 @@ class ContentError(Exception):
     """The content of a root could not be determined; the message says why."""
 
 
+class NeedsGit(ContentError):
+    """The root's content id is git's tree id, and the caller runs no process (an untrusted folder runs nothing,
+    git included): it has no content id there."""
+
+
+def needs_git(root: str | os.PathLike[str]) -> bool:
+    """Is `root`'s content id computed by git (a git work tree, and git installed)? Reads files only."""
+    return find_repository(Path(os.path.abspath(root))) is not None and shutil.which("git") is not None
+
+
 @dataclass(frozen=True)
 class ContentSnapshot:
     """The content of one root at one moment."""
@@ -157,8 +167,12 @@ def snapshot(
     ignore_prose: bool = True,
     *,
     ledger_path: Path | None = None,
+    processes: bool = True,
 ) -> ContentSnapshot:
-    """The content id of `root` now. `ignore` holds extra gitignore-style globs relative to the root."""
+    """The content id of `root` now. `ignore` holds extra gitignore-style globs relative to the root.
+
+    `processes=False` (an untrusted folder): no process is started, so a git root raises `NeedsGit` — its id is
+    git's tree id, which only git computes exactly — and other roots are hashed as always (pure Python)."""
     root_path = Path(os.path.abspath(root))
     if not root_path.is_dir():
         raise ContentError(f"{root_path} is not a directory")
@@ -166,6 +180,8 @@ def snapshot(
     ledger = Path(os.path.abspath(ledger_path or default_ledger_path()))
     repository = find_repository(root_path)
     if repository is not None and shutil.which("git") is not None:
+        if not processes:
+            return _pure_git_snapshot(root_path, repository, ignore, ignore_prose, ledger)
         try:
             return _git_snapshot(root_path, repository, ignore, ignore_prose, ledger)
         except GitError as exc:
@@ -255,6 +271,7 @@ def changed_paths(
     new_snapshot: ContentSnapshot,
     *,
     old_manifest: Mapping[str, str] | None = None,
+    processes: bool = True,
 ) -> list[str]:
     """Paths (relative to the root, POSIX separators, sorted) whose content differs between the two ids.
 
@@ -263,6 +280,12 @@ def changed_paths(
     """
     if old_content_id == new_snapshot.content_id:
         return []
+    if not processes:  # only manifests compare without git (two pure git snapshots, or two file snapshots)
+        new_manifest = new_snapshot.manifest
+        if new_manifest is None or old_manifest is None:
+            return []
+        names = set(old_manifest) | set(new_manifest)
+        return sorted(name for name in names if old_manifest.get(name) != new_manifest.get(name))
     old_tree, new_tree = git_tree(old_content_id), git_tree(new_snapshot.content_id)
     if old_tree is not None and new_tree is not None and new_snapshot.git_toplevel:
         repository = find_repository(Path(new_snapshot.git_toplevel))
@@ -356,6 +379,33 @@ def _git_snapshot(
             # Nothing left under the package root (all ignored or empty): its content is the empty tree.
             tree = git.run(["hash-object", "-t", "tree", os.devnull]).decode().strip()
     return ContentSnapshot(root=str(root), content_id=git_content_id(tree), git_toplevel=str(toplevel))
+
+
+def _pure_git_snapshot(
+    root: Path, repository: Repository, ignore: Sequence[str], ignore_prose: bool, ledger: Path
+) -> ContentSnapshot:
+    """`_git_snapshot`'s id computed in Python, starting no process (`freshpass.ledger.puretree`); `NeedsGit` when
+    that computation cannot be sure it is git's. The manifest (path -> "<mode> <id>") lets `changed_paths` compare
+    two such snapshots without git."""
+    from freshpass.ledger.puretree import Unsure, pure_tree
+
+    ignored = _Ignorer(ignore, ignore_prose, _relative_to(ledger, root))
+    try:
+        pure = pure_tree(root, repository, ignored)
+        if ignored.globs is not None and not any(glob.startswith("!") for glob in ignore):
+            # `git add` leaves paths of these pathspecs alone; the ignore rules drop nearly all of them. One they
+            # keep would have its index state, not its work tree's: not reproduced.
+            from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
+
+            specs = [GitIgnoreBasicPattern("/" + spec).regex for spec in _directory_globs(ignore)]
+            if any(spec is not None and spec.match(path) for path in pure.entries for spec in specs):
+                raise Unsure("a kept path matches the configured ignore globs as git's pathspecs read them")
+    except Unsure as exc:
+        raise NeedsGit(f"{root} is a git work tree whose content id only git can compute here ({exc})") from None
+    manifest = {path: f"{mode:o} {oid}" for path, (mode, oid) in pure.entries.items()}
+    return ContentSnapshot(
+        root=str(root), content_id=f"{GIT_PREFIX}{pure.tree}", git_toplevel=str(repository.toplevel), manifest=manifest
+    )
 
 
 def _directory_globs(ignore: Sequence[str]) -> list[str]:

@@ -31,6 +31,7 @@ MAX_TIMEOUT = defaults.VERIFY_TIMEOUT  # the verify setting's default: the longe
 OUTPUT_TAIL = 4000  # characters of output a `run` returns
 MAX_RECEIPTS = 100
 VIA = {"via": "mcp run"}  # how a receipt came to be, in its details
+UNCHECKED_CONTENT = "unchecked:"  # matched by no receipt: `heads` gives each kind's newest receipt, none fresh
 
 
 class ToolProblem(Exception):
@@ -39,7 +40,7 @@ class ToolProblem(Exception):
 
 class StatusResult(TypedDict):
     root: str
-    status: str  # passed | failed | stale | unverified
+    status: str  # passed | failed | flaky | stale | unverified | unchecked (an untrusted folder: not checked)
     scope: str | None
     kinds: dict[str, Any]
     evidence: dict[str, Any] | None
@@ -149,7 +150,17 @@ async def status(path: str, default_root: Path) -> StatusResult:
     _root, package = resolve(path, default_root)
     facts = await _facts(package)
     async with await Ledger.open(read_only=True) as ledger:
-        found = (await root_status(ledger, str(package), facts, shared=_shared_options(package))).to_json()
+        if _runs_nothing(package):
+            from freshpass.evidence.status import unchecked_status
+            from freshpass.ledger.content import NeedsGit
+
+            try:  # the content id computed in Python, if it can be exactly git's
+                found = (await root_status(ledger, str(package), facts, processes=False)).to_json()
+            except NeedsGit:
+                _, newest = await ledger.heads(str(package), UNCHECKED_CONTENT)
+                found = unchecked_status(str(package), newest, facts.verify_commands).to_json()
+        else:
+            found = (await root_status(ledger, str(package), facts, shared=_shared_options(package))).to_json()
     return StatusResult(**{key: found[key] for key in StatusResult.__annotations__})  # type: ignore[typeddict-item]
 
 
@@ -161,6 +172,19 @@ async def check_done(
     from freshpass.ledger.store import Ledger
 
     _root, package = resolve(path, default_root)
+    if _runs_nothing(package):
+        from freshpass.evidence.trust import untrusted_reason
+
+        return CheckDoneResult(
+            verdict="not_applicable",
+            message=f"freshpass: {untrusted_reason(package)} Not even git runs there, so whether receipts cover the "
+            "content cannot be checked. Say plainly how you verified the change, or that you did not.",
+            synthetic=False,
+            commands=[],
+            nudgesLeft=0,
+            changedPaths=[],
+            claims=[],
+        )
     async with await Ledger.open() as ledger:
         decision = await evaluate(
             ledger,
@@ -182,6 +206,16 @@ def _shared_options(package: Path) -> Any:
     from freshpass.ledger.shared import SharedOptions
 
     return SharedOptions(workspace_trusted=is_trusted(package))
+
+
+def _runs_nothing(package: Path) -> bool:
+    """A folder the user has not trusted runs nothing, git included: a git root's content id (git's tree id) is then
+    computed in Python when that can be exact (`freshpass.ledger.puretree`), else freshness is not checked
+    (`unchecked_status`). Other roots are hashed without any process anyway."""
+    from freshpass.evidence.trust import is_trusted
+    from freshpass.ledger.content import needs_git
+
+    return needs_git(package) and not is_trusted(package)
 
 
 async def receipts(path: str, default_root: Path, *, limit: int = 10) -> ReceiptsResult:

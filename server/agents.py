@@ -60,6 +60,15 @@ async def check_done(server: Any, params: Any) -> dict[str, Any]:
         # A project outside the workspace folders (or asked about before they were added): check it directly.
         project = _project_of(params.get("root") or params.get("uri"))
         facts, fallback, known_status = None, [], None
+    if project is not None and not server.trusted and await server.backend.runs_git(project):
+        return Decision(
+            "not_applicable",
+            f"freshpass: {project} is in an untrusted workspace, where freshpass runs nothing (not even git), so "
+            "whether receipts cover the content cannot be checked. Say plainly how you verified the change, or that "
+            "you did not.",
+            nudges_left=rules.budget,
+            status=known_status,
+        ).to_json()
     if project is None:
         where = params.get("root") or params.get("uri") or "this workspace"
         return Decision(

@@ -16,7 +16,7 @@ from typing import Any
 
 from freshpass.evidence.status import ContentRules, Status
 from freshpass.facts.model import ProjectFacts
-from freshpass.ledger.content import ContentError, ContentSnapshot, changed_paths
+from freshpass.ledger.content import ContentError, ContentSnapshot, NeedsGit, changed_paths
 from freshpass.ledger.shared import SharedOptions
 from freshpass.ledger.store import EvidenceDraft, Ledger, LedgerError
 from lsprotocol import types
@@ -24,6 +24,8 @@ from lsprotocol import types
 logger = logging.getLogger(__name__)
 
 LogFunction = Callable[[types.MessageType, str], None]
+# What `heads` is asked to match when there is no content id: no receipt names it ("unchecked:" is no id's kind).
+UNCHECKED_CONTENT = "unchecked:"
 DETECT_WAIT = 5.0  # seconds a refresh waits for facts detection before going on without it
 
 
@@ -107,6 +109,8 @@ class Backend:
         facts: ProjectFacts | None,
         snap: ContentSnapshot | None,
         shared: SharedOptions | None = None,
+        *,
+        processes: bool = True,
     ) -> Status:
         from freshpass.evidence.status import root_status
 
@@ -114,13 +118,29 @@ class Backend:
         if ledger is None or facts is None:
             return unavailable_status(root, facts)
         try:
-            return await root_status(ledger, root, facts, snapshot=snap, shared=shared)
+            return await root_status(ledger, root, facts, snapshot=snap, shared=shared, processes=processes)
         except LedgerError as exc:
             self._ledger_failed(exc)
             return unavailable_status(root, facts)
         except ContentError as exc:  # only without a snapshot of our own: root_status then reads the tree itself
             self.say_once(types.MessageType.Warning, f"freshpass: cannot tell what {root} contains: {exc}")
             return unavailable_status(root, facts)
+
+    async def unchecked_status(self, root: Path, facts: ProjectFacts | None) -> Status:
+        """The status of a git root in an untrusted workspace (`unchecked_status`): the ledger is read for the newest
+        receipt, which is shown as a past run; no content id, no process."""
+        from freshpass.evidence.status import unchecked_status
+
+        commands = tuple(facts.verify_commands) if facts else ()
+        ledger = await self.open()
+        if ledger is None:
+            return unchecked_status(str(root), {}, commands)
+        try:
+            _, newest = await ledger.heads(root, UNCHECKED_CONTENT)
+        except LedgerError as exc:
+            self._ledger_failed(exc)
+            newest = {}
+        return unchecked_status(str(root), newest, commands)
 
     async def record(self, draft: EvidenceDraft, manifest: Mapping[str, str] | None) -> Any:
         """Record a receipt; None (and one log line) when the ledger refuses."""
@@ -194,29 +214,52 @@ class Backend:
         if self.on_late_facts is not None:
             self.on_late_facts(root, facts)
 
-    async def snapshot(self, root: Path, facts: ProjectFacts | None, *, quiet: bool = False) -> ContentSnapshot | None:
+    async def snapshot(
+        self, root: Path, facts: ProjectFacts | None, *, quiet: bool = False, processes: bool = True
+    ) -> ContentSnapshot | None:
         """The content of `root` now, under the project's own rules (never the editor's: every door must compute the
-        same id); None when it cannot be read (said once, unless `quiet`: the caller retries)."""
+        same id); None when it cannot be read (said once, unless `quiet`: the caller retries). `processes=False` (an
+        untrusted workspace): computed in Python; `NeedsGit` when only git could compute it."""
+        rules = ContentRules.of(facts)
         try:
-            return await asyncio.to_thread(ContentRules.of(facts).snapshot, root)
+            return await asyncio.to_thread(lambda: rules.snapshot(root, processes=processes))
+        except NeedsGit:
+            raise
         except ContentError as exc:
             if not quiet:
                 self.say_once(types.MessageType.Warning, f"freshpass: cannot tell what {root} contains: {exc}")
             return None
 
-    async def changed_between(self, root: Path, old: ContentSnapshot, new: ContentSnapshot) -> list[str]:
+    async def runs_git(self, root: Path) -> bool:
+        """Would `root`'s content id need git (`needs_git`)? Reads files only."""
+        from freshpass.ledger.content import needs_git
+
+        return await asyncio.to_thread(needs_git, root)
+
+    async def changed_between(
+        self, root: Path, old: ContentSnapshot, new: ContentSnapshot, *, processes: bool = True
+    ) -> list[str]:
         if old.content_id == new.content_id:
             return []
-        return await asyncio.to_thread(changed_paths, root, old.content_id, new, old_manifest=old.manifest)
+        return await asyncio.to_thread(
+            lambda: changed_paths(root, old.content_id, new, old_manifest=old.manifest, processes=processes)
+        )
 
     async def unverified_changes(
-        self, root: Path, first: ContentSnapshot, now: ContentSnapshot, facts: ProjectFacts | None
+        self,
+        root: Path,
+        first: ContentSnapshot,
+        now: ContentSnapshot,
+        facts: ProjectFacts | None,
+        *,
+        processes: bool = True,
     ) -> list[str]:
         """What a root with no receipt at all must verify (design §7.1): the changes since HEAD that count (prose and
         the project's ignored files never do) plus what changed since the server's first look. An edit that reached
-        the disk before that first look is in the first, so it is never absorbed into the baseline."""
+        the disk before that first look is in the first, so it is never absorbed into the baseline. Without
+        processes (an untrusted workspace) only the second: the changes since HEAD are git's to tell."""
         from freshpass.evidence.agents import code_paths, uncommitted_paths
 
-        since_start = await self.changed_between(root, first, now)
-        since_head = await uncommitted_paths(root) or []
+        since_start = await self.changed_between(root, first, now, processes=processes)
+        since_head = (await uncommitted_paths(root) or []) if processes else []
         return sorted({*since_start, *code_paths(since_head, ContentRules.of(facts).ignored())})

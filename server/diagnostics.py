@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from freshpass.evidence.agents import run_line
+from freshpass.evidence.status import UNCHECKED
 from freshpass.facts.files import DOCUMENT_LIMIT, read_regular
 from freshpass.server import present
 from freshpass.server.fastpath import BlobLookup, git_blob_id, tree_of
@@ -58,6 +59,8 @@ class DiagnosticsFeature(Feature):
 
     def diagnostic_for(self, document: DocumentRef, stale: set[str] | None = None) -> types.Diagnostic | None:
         root = document.root
+        if root.status.status == UNCHECKED:
+            return None  # freshness is not checked (an untrusted workspace's git root): nothing to accuse
         if self.server.settings.hides(document.relative):
             return None  # the editor hides it (`freshpass.ignore`, `ignoreProse`); content ids stay the project's
         stale = root.stale_paths() if stale is None else stale
@@ -171,6 +174,8 @@ class DiagnosticsFeature(Feature):
     async def on_document_saved(self, document: DocumentRef) -> None:
         root = document.root
         snap = root.snapshot
+        if not self.server.trusted:
+            return  # the fast answer asks git; an untrusted workspace runs nothing
         if snap is None or not snap.is_git or not snap.git_toplevel or (root.path / ".gitattributes").exists():
             return
         current_tree = tree_of(snap.content_id)

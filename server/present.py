@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from freshpass.evidence.present import age, plural, shared_label
-from freshpass.evidence.status import Status
+from freshpass.evidence.status import UNCHECKED, Status
 from freshpass.ledger.shared import SharedView, shared_of
 from freshpass.ledger.store import Evidence
 from freshpass.runner.terminal import safe
@@ -85,6 +85,8 @@ def lens_title(status: Status, now: float | None = None, *, changed_count: int |
     state = status.status
     evidence = status.evidence
     changed = len(status.changed_paths) if changed_count is None else changed_count
+    if state == UNCHECKED:
+        return UNCHECKED_LENS
     if evidence is None or state == "unverified":
         if changed:
             return f"⚠ unverified · {plural(changed, 'file')} changed · no receipt yet"
@@ -95,6 +97,8 @@ def lens_title(status: Status, now: float | None = None, *, changed_count: int |
     if shared is not None and state != "stale":  # a counted shared receipt (design §4.6): who ran it
         return f"{shared_label(shared.status_json(), when)} · {command}"
     if state == "stale":
+        if not changed:  # the receipt's tree could not be read (an untrusted workspace reads no packed object)
+            return f"⚠ unverified · content changed since {command} {evidence.status} {when}"
         return f"⚠ unverified · {plural(changed, 'file')} changed · since {command} {evidence.status} {when}"
     if state == "failed":
         reason = reason_of(evidence) or f"exit {evidence.exit_code}"
@@ -107,6 +111,16 @@ def lens_title(status: Status, now: float | None = None, *, changed_count: int |
     if status.scope == "targeted" or evidence.scope == "targeted":
         return f"◐ targeted · {command} · {when}"
     return f"✓ full · {command} · {when}"
+
+
+UNCHECKED_LENS = "○ not checked · Restricted Mode runs nothing, not even git"
+UNCHECKED_EXPLANATION = (
+    "This workspace is not trusted (Restricted Mode), and freshpass runs nothing in it, not even git. It computes "
+    "git's content id itself where it can be sure of it, but not for this root (the server log says why: an "
+    "attribute that rewrites content, an index it does not read, …), so it cannot tell whether any receipt covers "
+    "the files as they are now: freshness is **not checked**, and nothing is called stale or unverified. Trust the "
+    "workspace (in VS Code: Manage Workspace Trust) to check it."
+)
 
 
 def shared_lens_title(status: Status, now: float | None = None) -> str | None:
@@ -202,6 +216,14 @@ def hover_markdown(
     evidence = status.evidence
     changed: Sequence[str] = status.changed_paths if changed_paths is None else changed_paths
     lines = [f"**freshpass** · {markdown_text(lens_title(status, now, changed_count=len(changed)))}", ""]
+    if state == UNCHECKED:
+        lines += [UNCHECKED_EXPLANATION, ""]
+        if evidence is not None:
+            lines.append(
+                f"Latest receipt (whether it covers this content is not known): {code_span(evidence_command(evidence))}"
+                f" {markdown_text(evidence_result(evidence))}, {age(evidence.finished_at, now)}."
+            )
+        return "\n".join(lines).rstrip() + "\n"
     if evidence is None:
         lines.append("No receipt exists for this root yet: no verify command has been recorded here.")
     else:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from freshpass.evidence.status import Status
 from freshpass.facts.model import ProjectFacts
+from freshpass.ledger.content import NeedsGit
 from freshpass.server.state import DocumentRef, Refresh, RootState, touches_facts
 from lsprotocol import types
 
@@ -178,10 +179,17 @@ class Tracker:
                 plan.pending_facts = wanted_again  # a change seen meanwhile is detected after the running one
                 if root.facts is None:
                     root.facts = ProjectFacts(root=str(root.path))
+        # An untrusted workspace starts no process: content ids are computed in Python, and a git root whose id only
+        # git could compute has none (its freshness is not checked).
+        processes = server.trusted
         content_changed = False
         if resnapshot or root.snapshot is None:
             last_try = plan.snapshot_failures >= SNAPSHOT_RETRIES
-            snap = await backend.snapshot(root.path, root.facts, quiet=not last_try)
+            try:
+                snap = await backend.snapshot(root.path, root.facts, quiet=not last_try, processes=processes)
+            except NeedsGit as exc:
+                backend.say_once(types.MessageType.Info, f"freshpass: freshness is not checked: {exc}")
+                return await self._refresh_unchecked(root, touched)
             if snap is None and not last_try:
                 plan.snapshot_failures += 1
                 plan.pending |= touched
@@ -209,12 +217,33 @@ class Tracker:
         # Every reported path is a candidate; only those whose content differs from the receipt get a diagnostic,
         # so a save that changed nothing shows nothing.
         root.touched |= touched
-        status = await backend.status(root.path, root.facts, root.snapshot, server.shared_options())
+        status = await backend.status(
+            root.path, root.facts, root.snapshot, server.shared_options(), processes=processes
+        )
         if content_changed and not status.has_evidence and root.baseline is not None and root.snapshot is not None:
-            root.session_changed = await backend.unverified_changes(root.path, root.baseline, root.snapshot, root.facts)
+            root.session_changed = await backend.unverified_changes(
+                root.path, root.baseline, root.snapshot, root.facts, processes=processes
+            )
         status_changed = self._set_status(root, status)
         root.early_uncovered = None
         refresh = Refresh(content_changed=content_changed, status_changed=status_changed, touched=touched)
+        root.refreshed.set()
+        await server.fan_out("on_root_refreshed", root, refresh)
+        if status_changed:
+            server.protocol.notify("freshpass/statusChanged", status.to_json())
+        return refresh
+
+    async def _refresh_unchecked(self, root: RootState, touched: frozenset[str]) -> Refresh:
+        """A git root in an untrusted workspace whose content id only git could compute (`NeedsGit`): no process
+        runs, so there is none, and freshness is not checked (`unchecked_status`); nothing is uncovered, so no
+        diagnostic accuses and no lens says stale."""
+        server = self.server
+        root.snapshot = root.baseline = None
+        root.session_changed, root.failed_paths, root.early_uncovered = [], set(), None
+        root.touched |= touched
+        status = await server.backend.unchecked_status(root.path, root.facts)
+        status_changed = self._set_status(root, status)
+        refresh = Refresh(content_changed=False, status_changed=status_changed, touched=touched)
         root.refreshed.set()
         await server.fan_out("on_root_refreshed", root, refresh)
         if status_changed:

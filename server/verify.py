@@ -263,6 +263,14 @@ class VerifyFeature(Feature):
             await root.refreshed.wait()
         if not self.server.settings.terminal_evidence:
             return explained("terminalEvidence is off", root.path, root.facts)
+        if not self.server.trusted and await self.server.backend.runs_git(root.path):
+            # A receipt names the content it ran against, and a git root's content id is computed by git.
+            return explained(
+                "the workspace is not trusted: freshpass runs nothing there (not even git), so the content the run "
+                "covered cannot be named",
+                root.path,
+                root.facts,
+            )
         # The receipt belongs to the package holding the directory (as `freshpass run` there would record it).
         workspace = root
         while workspace.parent is not None:

@@ -485,6 +485,7 @@ async def test_untrusted_workspace_runs_nothing_but_still_reports_status(lsp: Se
     with pytest.raises(JsonRpcException, match="not a trusted workspace"):
         await lsp.execute("freshpass.verify", {"root": str(project), "command": f"touch {marker}"})
     assert not marker.exists()
+    # No git runs either: the content id is computed in Python (tests/e2e/test_untrusted.py).
     assert (await lsp.status(project))["status"] == "unverified"
     warnings = [m.message for m in lsp.client.log_messages if m.type == types.MessageType.Warning]
     assert not any("trusted" in message for message in warnings), warnings  # not mistaken for a setting

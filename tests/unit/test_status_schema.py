@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from freshpass.evidence.status import Status, build_status, with_shared
+from freshpass.evidence.status import Status, build_status, unchecked_status, with_shared
 from freshpass.facts.model import KINDS, VerifyCommand
 from freshpass.ledger.shared import Provenance, SharedView, Signature, from_evidence
 from freshpass.ledger.store import Evidence
@@ -56,6 +56,8 @@ STATUSES = {
         "/r", {}, {"test": receipt(5, status="failed", exit_code=1, reason="no tests ran")}, ["a.py"]
     ),
     "empty": Status("/r"),
+    # An untrusted workspace's git root: no content id, freshness not checked; the newest receipt shown as a past run.
+    "unchecked": unchecked_status("/r", {"test": receipt(4)}, COMMANDS),
     # The same full check failed and passed on this content: flaky, naming both receipts.
     "flaky": build_status(
         "/r", {"test": receipt(7)}, {"test": receipt(7)}, (), COMMANDS, {"test": receipt(6, status="failed")}

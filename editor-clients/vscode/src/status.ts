@@ -5,7 +5,7 @@
  */
 import type { Evidence, RootStatus, SharedReceipt } from "./protocol";
 
-export type DisplayState = "full" | "targeted" | "unverified" | "failed" | "flaky";
+export type DisplayState = "full" | "targeted" | "unverified" | "failed" | "flaky" | "unchecked";
 
 export const STATE_SYMBOLS: Record<DisplayState, string> = {
   full: "✓",
@@ -13,6 +13,7 @@ export const STATE_SYMBOLS: Record<DisplayState, string> = {
   unverified: "⚠",
   failed: "✗",
   flaky: "≈",
+  unchecked: "○",
 };
 
 export interface StatusDisplay {
@@ -31,6 +32,9 @@ export function displayState(status: RootStatus): DisplayState {
       return "failed";
     case "flaky":
       return "flaky";
+    case "unchecked":
+      // Restricted Mode: freshpass runs nothing, not even git, so freshness is not checked (an accusation of nothing).
+      return "unchecked";
     default:
       // `unverified`, `stale`, and any value this client does not know: nothing fresh vouches for the content.
       return "unverified";
@@ -71,6 +75,21 @@ export function describeStatus(
     case "unverified":
       lines.push("⚠ unverified: no run of a verify command is recorded for this root");
       break;
+    case "unchecked":
+      lines.push(
+        "○ not checked: this workspace is not trusted (Restricted Mode), and freshpass runs nothing in it, not even " +
+          "git; it cannot compute this root's content id exactly without git (the server log says why), so it " +
+          "cannot tell whether a receipt covers the files as they are now",
+      );
+      if (evidence) {
+        lines.push(`Latest receipt (coverage not checked): ${describeEvidence(evidence, options.now)}`);
+      }
+      lines.push("Trust the workspace (Manage Workspace Trust) to check freshness");
+      return {
+        state,
+        text: `${STATE_SYMBOLS[state]} not checked` + (options.showRootName ? ` · ${name}` : ""),
+        tooltip: lines.join("\n"),
+      };
     default:
       lines.push(`⚠ unverified: the server reported an unknown status "${String(status.status)}"`);
   }

@@ -29,6 +29,15 @@ describe("status bar text", () => {
     assert.equal(displayState(status({ status: "passed", scope: null })), "targeted");
   });
 
+  it("an untrusted workspace's git root is not checked, which accuses nothing, and says how to trust", () => {
+    const display = describeStatus(status({ status: "unchecked" }), { now: NOW, showRootName: false });
+    assert.equal(display.state, "unchecked");
+    assert.equal(display.text, "○ not checked");
+    assert.match(display.tooltip, /runs nothing in it, not even git/);
+    assert.match(display.tooltip, /Trust the workspace/);
+    assert.doesNotMatch(display.tooltip, /unverified|stale|Click to run/);
+  });
+
   it("an unknown status is unverified and the tooltip names the value", () => {
     const display = describeStatus(status({ status: "exploded" }), { now: NOW, showRootName: false });
     assert.equal(display.state, "unverified");

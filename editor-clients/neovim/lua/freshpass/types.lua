@@ -4,7 +4,7 @@
 
 --- @class freshpass.Status
 --- @field root string absolute path of the root or package root
---- @field status 'passed'|'failed'|'flaky'|'stale'|'unverified'
+--- @field status 'passed'|'failed'|'flaky'|'stale'|'unverified'|'unchecked'
 --- @field scope 'full'|'targeted'|nil the fresh headline receipt's scope
 --- @field kinds table<string, freshpass.KindState> per kind of check, its newest receipt
 --- @field evidence freshpass.Evidence|nil the headline receipt

@@ -22,6 +22,9 @@ function M.label(status)
     return '✗ failed'
   elseif status.status == 'flaky' then
     return '≈ flaky'
+  elseif status.status == 'unchecked' then
+    -- an untrusted workspace: freshpass runs nothing there (not even git), so freshness is not checked
+    return '○ not checked'
   end
   return '⚠ unverified'
 end
@@ -37,6 +40,8 @@ function M.label_hl(status)
     return 'DiagnosticError'
   elseif value == 'flaky' then
     return 'DiagnosticWarn'
+  elseif value == 'unchecked' then
+    return 'Comment'
   end
   return 'DiagnosticWarn'
 end
