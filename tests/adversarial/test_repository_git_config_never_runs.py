@@ -18,10 +18,12 @@ from tests.adversarial.conftest import Session, finish, freshpass, project
 from tests.conftest import git
 
 
-def hostile_repository(path: Path, marker: Path) -> Path:
+def hostile_repository(path: Path, marker: Path, *, attributes: bool = True) -> Path:
+    """A repository whose config runs programs; with `attributes`, `.gitattributes` names the filter for its files."""
     root = project(path)
     (root / "data.bin").write_text("payload\n")
-    (root / ".gitattributes").write_text("*.bin filter=x\n*.py filter=x\n")
+    if attributes:
+        (root / ".gitattributes").write_text("*.bin filter=x\n*.py filter=x\n")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "data")
     git(root, "config", "core.fsmonitor", f"touch {marker}-fsmonitor; false")
@@ -64,7 +66,8 @@ def test_status_log_and_run_execute_nothing(tmp_path: Path, marker: Path) -> Non
 async def test_untrusted_server_executes_nothing_on_initialize_and_saves(
     lsp: Session, tmp_path: Path, marker: Path
 ) -> None:
-    root = hostile_repository(tmp_path / "archive", marker)
+    """Untrusted, the content id is git's tree id computed in Python: the saves flip the status with no process."""
+    root = hostile_repository(tmp_path / "archive", marker, attributes=False)
     code, _, stderr = finish(freshpass("run", "--", "python -m pytest -q -p no:cacheprovider", cwd=root), 60)
     assert code == 0, stderr
     await lsp.initialize(root, options={"trusted": False})
@@ -87,6 +90,22 @@ async def test_untrusted_server_executes_nothing_on_initialize_and_saves(
     (root / "data.bin").write_text("changed by the agent\n")
     decision = await lsp.client.protocol.send_request_async("freshpass/checkDone", {"root": str(root)})
     assert decision is not None
+    assert ran(marker) == []
+
+
+async def test_untrusted_server_with_a_filter_named_in_the_attributes_checks_nothing_and_runs_nothing(
+    lsp: Session, tmp_path: Path, marker: Path
+) -> None:
+    """A filter git would run decides the blobs, so no id computed without git can be exact: freshness is not checked
+    (`unchecked`, accusing nothing), and still nothing runs."""
+    root = hostile_repository(tmp_path / "archive", marker)
+    code, _, stderr = finish(freshpass("run", "--", "python -m pytest -q -p no:cacheprovider", cwd=root), 60)
+    assert code == 0, stderr
+    await lsp.initialize(root, options={"trusted": False})
+    assert (await lsp.status(root))["status"] == "unchecked"
+    (root / "data.bin").write_text("changed by the agent\n")
+    decision = await lsp.client.protocol.send_request_async("freshpass/checkDone", {"root": str(root)})
+    assert decision is not None and decision.verdict != "verified"
     assert ran(marker) == []
 
 

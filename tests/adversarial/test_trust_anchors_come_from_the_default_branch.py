@@ -212,7 +212,7 @@ async def test_an_agent_s_tools_count_shared_receipts_only_in_a_folder_the_user_
     shown = await tools.status(str(laptop), laptop)
     assert shown["status"] == "unverified" and shown["evidence"] is None
     decision = await tools.check_done(str(laptop), laptop, session="agent-1", changed_paths=["src/app.py"])
-    assert decision["verdict"] != "verified" and "the workspace is not trusted" in decision["message"]
+    assert decision["verdict"] != "verified" and "is not a trusted folder" in decision["message"]
     trust(laptop)
     counted = await tools.status(str(laptop), laptop)
     assert counted["status"] == "passed" and counted["evidence"] is not None
