@@ -10,7 +10,9 @@ load on this shared machine hits them alike:
 - `freshpass hook pre` of the PreToolUse for `ls -la` (target ≤ 50 ms), and for `pytest -q` (a possible check:
   the content is read and kept — reported, no target);
 - `freshpass run -- true` (overhead over `true`, target ≤ 100 ms);
-- `freshpass hook claude-stop` of a Stop with a fresh full pass (target ≤ 150 ms).
+- `freshpass hook claude-stop` of a Stop with a fresh full pass (target ≤ 150 ms): with the facts an earlier
+  process kept (`freshpass.evidence.facts_cache`; the common case: the agent's own test run detected them), and
+  with none kept (the cache file removed before each run, as after a change to a manifest).
 
 Python's bytecode cache is on for the measured processes (a private `PYTHONPYCACHEPREFIX`), as in an ordinary
 installation; the first, cache-filling round is not counted. Prints a markdown table; `--write` replaces its
@@ -35,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _ledger_report import timed_interleaved
+from freshpass.evidence import facts_cache
 
 FRESHPASS = str(Path(sys.executable).parent / "freshpass")
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
@@ -86,6 +89,8 @@ def main() -> None:
         # A fresh full pass, so the stop is allowed (the common case: the agent ran its tests).
         ran = subprocess.run([FRESHPASS, "run", "--", "pytest -q"], cwd=repo, env=env, capture_output=True)
         assert b"recorded test passed" in ran.stderr, ran.stderr.decode()
+        kept = facts_cache.cache_file(str(repo), env)
+        assert kept is not None
         stop = json.dumps({"session_id": SESSION, "transcript_path": str(scratch / "none.jsonl"), "cwd": str(repo),
                            "hook_event_name": "Stop", "stop_hook_active": False,
                            "last_assistant_message": "Done: all tests pass."}).encode()  # fmt: skip
@@ -98,6 +103,8 @@ def main() -> None:
             "true": (["true"], b""),
             "run true": ([FRESHPASS, "run", "--", "true"], b""),
             "claude-stop": ([FRESHPASS, "hook", "claude-stop"], stop),
+            "claude-stop detecting": (["sh", "-c", 'rm -f "$0" && exec "$1" hook claude-stop', str(kept), FRESHPASS],
+                                      stop),
         }  # fmt: skip
         samples = timed_interleaved(args.runs, variants, repo, env)
 
@@ -117,6 +124,8 @@ def main() -> None:
         ("`freshpass run -- true`", "run true", "overhead ≤ 100 ms", f"overhead {ms(p50('run true') - p50('true'))}"),
         ("`freshpass hook claude-stop`, fresh full pass", "claude-stop", "≤ 150 ms",
          f"{p50('claude-stop') / base:.2f}× baseline"),
+        ("`freshpass hook claude-stop`, fresh full pass, facts detected (none kept)", "claude-stop detecting",
+         "—", f"+{ms(p50('claude-stop detecting') - p50('claude-stop'))} over kept facts"),
     ]  # fmt: skip
     body = "\n".join(
         [

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -96,21 +98,38 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else "")[:200]
 
 
-def _detect(root: Path) -> ProjectFacts:
+def _detect(root: Path, cached: bool) -> ProjectFacts:
+    from freshpass.evidence import facts_cache
+
+    absolute = os.path.abspath(root)
+    if cached:
+        kept = facts_cache.load(absolute)
+        if kept is not None:
+            return kept  # the same inputs: the same facts, and the shell hook's words were written for them
     from freshpass.evidence.shell_hook import write_cache
     from freshpass.facts.detect import detect_facts
+    from freshpass.facts.signals.base import DEFAULT_TIME_BUDGET
 
+    started, began = time.time_ns(), time.monotonic()
     facts = detect_facts(root)
     write_cache(root, facts)  # the shell hook's first words follow the facts (a trusted folder only)
+    if time.monotonic() - began < DEFAULT_TIME_BUDGET:  # detection that stopped at its budget is not kept
+        facts_cache.store(facts, started)
     return facts
 
 
 async def detect_bounded(
-    root: Path, *, deadline: float | None = DETECT_DEADLINE, interrupt: asyncio.Event | None = None
+    root: Path,
+    *,
+    deadline: float | None = DETECT_DEADLINE,
+    interrupt: asyncio.Event | None = None,
+    cached: bool = True,
 ) -> ProjectFacts:
-    """`detect_facts(root)` in a daemon thread; `Unavailable` (with the reason) if it fails or overruns."""
+    """`detect_facts(root)` in a daemon thread; `Unavailable` (with the reason) if it fails or overruns. With
+    `cached`, the facts an earlier process detected are taken when none of their inputs changed since
+    (`freshpass.evidence.facts_cache`); either way, what is detected is kept for the next one."""
     return await wait_bounded(
-        in_thread(_detect, root, name="freshpass-facts"),
+        in_thread(_detect, root, cached, name="freshpass-facts"),
         deadline=deadline,
         interrupt=interrupt,
         what=f"reading the checks {root} declares",

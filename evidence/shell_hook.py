@@ -21,12 +21,13 @@ import contextlib
 import json
 import os
 import shlex
-import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from freshpass.facts.files import write_private
 
 if TYPE_CHECKING:
     from freshpass.facts.model import ProjectFacts
@@ -119,16 +120,7 @@ def _write_cache(root: Path, facts: ProjectFacts, env: Mapping[str, str] | None)
         return
     if current == text:
         return
-    where.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=where.parent, prefix=".words-")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(temporary, where)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_private(where, text, prefix=".words-")
 
 
 # ---- recording -------------------------------------------------------------------------------------------------------
@@ -179,12 +171,7 @@ async def record_start(run: ShellRun) -> str:
 
 
 def _save_start(run: ShellRun, data: dict[str, Any]) -> None:
-    where = _run_file(run.run_id)
-    where.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=where.parent, prefix=".start-")
-    with os.fdopen(handle, "w", encoding="utf-8") as file:
-        json.dump(data, file)
-    os.replace(temporary, where)
+    write_private(_run_file(run.run_id), json.dumps(data), prefix=".start-")
 
 
 async def _wait_start(run: ShellRun, deadline: float) -> dict[str, Any] | None:

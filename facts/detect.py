@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from freshpass.facts.checks import decide_checks
 from freshpass.facts.model import Problem, ProjectFacts
-from freshpass.facts.recipes import HERMES_FILE, RECIPE_FILE, recipe_for
+from freshpass.facts.recipes import read_recipe
 from freshpass.facts.signals import ci, docs, ecosystems, explicit, node, packages, python, scripts, tasks
 from freshpass.facts.signals.base import DEFAULT_TIME_BUDGET, Collector, DetectionStopped
 
@@ -63,13 +63,14 @@ def detect_facts(root: Path, *, time_budget: float = DEFAULT_TIME_BUDGET) -> Pro
     facts.ignore_prose = c.ignore_prose
     facts.flaky = c.flaky
     facts.gate = c.gate
-    inputs, input_dirs = c.inputs()
-    facts.inputs = inputs | {RECIPE_FILE, HERMES_FILE}
+    recipe = read_recipe(root, facts)
+    facts.recipe = recipe.recipe
+    facts.recipe_problems = recipe.problems
+    facts.problems.extend(recipe.problems)
+    inputs, input_dirs, globbed = c.inputs()
+    facts.inputs = inputs | recipe.looked
     facts.input_dirs = input_dirs
-    recipe, recipe_problems = recipe_for(root, facts)
-    facts.recipe = recipe
-    facts.recipe_problems = recipe_problems
-    facts.problems.extend(recipe_problems)
+    facts.globbed_dirs = globbed
     return facts
 
 

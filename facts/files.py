@@ -163,3 +163,21 @@ def copy_regular(source: str | os.PathLike[str], target: Path, limit: int) -> No
     finally:
         os.close(fd)
     os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+def write_private(where: Path, text: str, *, prefix: str = ".tmp-") -> None:
+    """Replace `where` with `text` atomically, as a private file (0600) in a private directory (0700, made when
+    missing): a reader sees the old file or the new one, never a part. A failure leaves no temporary file."""
+    import contextlib
+    import tempfile
+
+    where.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=where.parent, prefix=prefix)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, where)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

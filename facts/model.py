@@ -5,6 +5,7 @@ JSON field names here are stable interfaces (design §8): editor clients, agents
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -211,6 +212,9 @@ class ProjectFacts:
     # change to any of them can change the facts (design §6); not part of the JSON.
     inputs: frozenset[str] = frozenset()
     input_dirs: frozenset[str] = frozenset()
+    # Directories a bounded glob listed (`*/go.mod`): an entry appearing there can add a package; the server's
+    # watch catches a new manifest by its name instead (not part of the JSON).
+    globbed_dirs: frozenset[str] = frozenset()
     # What reading `recipe` reported (also in `problems`), for a door that runs the recipe (`freshpass verify`):
     # detection decides the recipe once, and the doors take it from here; not part of the JSON.
     recipe_problems: list[Problem] = field(default_factory=list)
@@ -234,6 +238,53 @@ class ProjectFacts:
             "problems": [p.to_json() for p in self.problems],
             "ambiguous": list(self.ambiguous),
         }
+
+    def to_record(self) -> dict[str, Any]:
+        """Everything in these facts, the fields the JSON leaves out included, as JSON data: `from_record` gives
+        them back equal (the facts cache keeps them so)."""
+        return {
+            **self.to_json(),
+            "verify_commands": [dataclasses.asdict(c) for c in self.verify_commands],
+            "set_aside": [dataclasses.asdict(s) for s in self.set_aside],
+            "ignore": list(self.ignore),
+            "ignore_prose": self.ignore_prose,
+            "shared_trust": dataclasses.asdict(self.shared_trust),
+            "flaky": self.flaky,
+            "gate": list(self.gate) if self.gate is not None else None,
+            "inputs": sorted(self.inputs),
+            "input_dirs": sorted(self.input_dirs),
+            "globbed_dirs": sorted(self.globbed_dirs),
+            "recipe_problems": [p.to_json() for p in self.recipe_problems],
+        }
+
+    @classmethod
+    def from_record(cls, data: dict[str, Any]) -> ProjectFacts:
+        """The facts `to_record` gave `data` for; KeyError, TypeError or ValueError when it is no such record."""
+
+        def tuples(fields: dict[str, Any]) -> dict[str, Any]:
+            return {key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()}
+
+        gate = data["gate"]
+        return cls(
+            root=str(data["root"]),
+            manifests=list(data["manifests"]),
+            package_managers=list(data["package_managers"]),
+            verify_commands=[VerifyCommand(**tuples(c)) for c in data["verify_commands"]],
+            context_files=list(data["context_files"]),
+            recipe=data["recipe"],
+            problems=[Problem(**p) for p in data["problems"]],
+            ignore=list(data["ignore"]),
+            ignore_prose=bool(data["ignore_prose"]),
+            set_aside=[SetAside(**s) for s in data["set_aside"]],
+            shared_trust=SharedTrust(**tuples(data["shared_trust"])),
+            flaky=str(data["flaky"]),
+            gate=tuple(gate) if gate is not None else None,
+            ambiguous=tuple(data["ambiguous"]),
+            inputs=frozenset(data["inputs"]),
+            input_dirs=frozenset(data["input_dirs"]),
+            globbed_dirs=frozenset(data["globbed_dirs"]),
+            recipe_problems=[Problem(**p) for p in data["recipe_problems"]],
+        )
 
     def needs_choice(self, kind: str) -> bool:
         """Should a person confirm the check of `kind` once: ambiguous, or resting only on convention or CI?"""

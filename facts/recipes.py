@@ -48,6 +48,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -200,19 +201,18 @@ def _recipe_table(table: Any, prefix: str) -> tuple[Any, str] | None:
     return (fields, prefix) if fields else None
 
 
-def _from_config(root: Path, problems: list[Problem]) -> dict[str, Any] | None:
+def _from_config(tree: _Tree, problems: list[Problem]) -> dict[str, Any] | None:
     candidates: list[tuple[str, str, Callable[[dict[str, Any]], Any]]] = [
         ("pyproject.toml", "tool.freshpass", lambda doc: doc.get("tool", {}).get("freshpass")),
         (".freshpass.toml", "", lambda doc: doc),
     ]
     for name, prefix, pick in candidates:
-        path = root / name
-        if not path.is_file():
+        if not tree.is_file(name):
             continue
         import tomli
 
         try:
-            document = _read_toml(path)
+            document = _read_toml(tree.path(name))
         except (OSError, tomli.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
             # The facts detector reports unreadable pyproject files itself; only the recipe file is ours.
             if name == ".freshpass.toml":
@@ -232,10 +232,10 @@ def _from_config(root: Path, problems: list[Problem]) -> dict[str, Any] | None:
     return None
 
 
-def _read_json(root: Path, name: str, problems: list[Problem]) -> Any:
-    path = root / name
-    if not path.is_file():
+def _read_json(tree: _Tree, name: str, problems: list[Problem]) -> Any:
+    if not tree.is_file(name):
         return None
+    path = tree.path(name)
     try:
         return json.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
     except RecursionError:
@@ -249,8 +249,8 @@ def _read_json(root: Path, name: str, problems: list[Problem]) -> Any:
     return None
 
 
-def _from_saved(root: Path, problems: list[Problem]) -> dict[str, Any] | None:
-    data = _read_json(root, RECIPE_FILE, problems)
+def _from_saved(tree: _Tree, problems: list[Problem]) -> dict[str, Any] | None:
+    data = _read_json(tree, RECIPE_FILE, problems)
     if data is None:
         return None
     try:
@@ -304,8 +304,8 @@ def _first_published_port(ports: Any) -> int | None:
     raise RecipeError("ports[0]", f"expected a port or a HOST:CONTAINER mapping, got {first!r}")
 
 
-def _from_hermes(root: Path, problems: list[Problem]) -> dict[str, Any] | None:
-    data = _read_json(root, HERMES_FILE, problems)
+def _from_hermes(tree: _Tree, problems: list[Problem]) -> dict[str, Any] | None:
+    data = _read_json(tree, HERMES_FILE, problems)
     if data is None:
         return None
     try:
@@ -321,9 +321,13 @@ def _from_hermes(root: Path, problems: list[Problem]) -> dict[str, Any] | None:
 
 def load_recipe(root: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The first declared recipe (config, saved, hermes) and the problems met reading them."""
+    return _load(_Tree(root))
+
+
+def _load(tree: _Tree) -> tuple[dict[str, Any] | None, list[Problem]]:
     problems: list[Problem] = []
     for loader in (_from_config, _from_saved, _from_hermes):
-        recipe = loader(root, problems)
+        recipe = loader(tree, problems)
         if recipe is not None:
             return recipe, problems
     return None, problems
@@ -331,13 +335,29 @@ def load_recipe(root: Path) -> tuple[dict[str, Any] | None, list[Problem]]:
 
 def recipe_for(root: Path, facts: ProjectFacts) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The recipe for `root` and any problems met while reading recipe files."""
+    reading = read_recipe(root, facts)
+    return reading.recipe, reading.problems
+
+
+@dataclass(frozen=True)
+class RecipeReading:
+    """A root's recipe, the problems met reading recipe files, and every path looked at (present or not): a change
+    to one of them can change the recipe (design §6)."""
+
+    recipe: dict[str, Any] | None
+    problems: list[Problem]
+    looked: frozenset[str]
+
+
+def read_recipe(root: Path, facts: ProjectFacts) -> RecipeReading:
+    tree = _Tree(root)
     try:
-        recipe, problems = load_recipe(root)
+        recipe, problems = _load(tree)
         if recipe is None:
-            recipe = detect_recipe(root, facts)
+            recipe = _detect(tree, facts)
     except RecursionError:  # a manifest nested thousands deep (json, tomli and yaml all recurse)
-        return None, [Problem(".", "a recipe file is nested too deeply to read; no recipe")]
-    return recipe, problems
+        recipe, problems = None, [Problem(".", "a recipe file is nested too deeply to read; no recipe")]
+    return RecipeReading(recipe, problems, frozenset(tree.looked))
 
 
 def save_recipe(root: Path, recipe: dict[str, Any]) -> Path:
@@ -378,6 +398,27 @@ def _read_text(path: Path, limit: int = 1_000_000) -> str:
         return ""
 
 
+class _Tree:
+    """The root as recipe detection reads it, remembering every root-relative path it asked about."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.looked: set[str] = set()
+
+    def path(self, rel: str) -> Path:
+        self.looked.add(rel)
+        return self.root / rel
+
+    def is_file(self, rel: str) -> bool:
+        return self.path(rel).is_file()
+
+    def exists(self, rel: str) -> bool:
+        return self.path(rel).exists()
+
+    def text(self, rel: str, limit: int = 1_000_000) -> str:
+        return _read_text(self.path(rel), limit)
+
+
 # Node frameworks: dependency → (name, default port, scripts to try in order, args that set the port, env).
 # Servers that read $PORT themselves (next, remix-serve, react-scripts, express apps by convention) take no args.
 _NODE_FRAMEWORKS: tuple[tuple[str, str, int, tuple[str, ...], str, dict[str, str]], ...] = (
@@ -396,7 +437,7 @@ _NODE_FRAMEWORKS: tuple[tuple[str, str, int, tuple[str, ...], str, dict[str, str
 )
 
 
-def _node_manager(root: Path, facts: ProjectFacts, manifest: dict[str, Any]) -> str:
+def _node_manager(tree: _Tree, facts: ProjectFacts, manifest: dict[str, Any]) -> str:
     for manager in facts.package_managers:
         if manager in {"npm", "pnpm", "yarn", "bun"}:
             return manager
@@ -404,7 +445,7 @@ def _node_manager(root: Path, facts: ProjectFacts, manifest: dict[str, Any]) -> 
     if isinstance(declared, str) and declared.split("@")[0] in {"npm", "pnpm", "yarn", "bun"}:
         return declared.split("@")[0]
     for lockfile, manager in registry.lockfiles("node"):
-        if (root / lockfile).is_file():
+        if tree.is_file(lockfile):
             return manager
     return "npm"
 
@@ -417,20 +458,19 @@ def _script(manager: str, name: str, args: str = "") -> str:
     return line
 
 
-def _detect_node(root: Path, facts: ProjectFacts) -> _Detected | None:
-    path = root / "package.json"
-    if not path.is_file():
+def _detect_node(tree: _Tree, facts: ProjectFacts) -> _Detected | None:
+    if not tree.is_file("package.json"):
         return None
     try:
-        manifest = json.loads(_read_text(path))
+        manifest = json.loads(tree.text("package.json"))
     except json.JSONDecodeError:
         return None  # the facts detector reports malformed package.json
     if not isinstance(manifest, dict):
         return None
     found = _Detected("node")
-    manager = _node_manager(root, facts, manifest)
+    manager = _node_manager(tree, facts, manifest)
     if manager == "npm":
-        found.bootstrap.append("npm ci" if (root / "package-lock.json").is_file() else "npm install")
+        found.bootstrap.append("npm ci" if tree.is_file("package-lock.json") else "npm install")
     elif manager == "pnpm":
         found.bootstrap.append("pnpm install --frozen-lockfile")
     else:
@@ -460,14 +500,14 @@ def _detect_node(root: Path, facts: ProjectFacts) -> _Detected | None:
     elif found.start is None and {"express", "fastify", "koa"} & deps:
         main = manifest.get("main") if isinstance(manifest.get("main"), str) else None
         for candidate in (main, "server.js", "app.js", "index.js"):
-            if candidate and (root / candidate).is_file():
+            if candidate and tree.is_file(candidate):
                 found.framework, found.port = "express", 3000
                 found.start = f"node {candidate}"
                 break
     return found
 
 
-def _python_dependencies(root: Path) -> set[str]:
+def _python_dependencies(tree: _Tree) -> set[str]:
     names: set[str] = set()
 
     def add(spec: str) -> None:
@@ -475,12 +515,11 @@ def _python_dependencies(root: Path) -> set[str]:
         if match:
             names.add(re.sub(r"[-_.]+", "-", match.group(1)).lower())
 
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
+    if tree.is_file("pyproject.toml"):
         import tomli
 
         try:
-            document = _read_toml(pyproject)
+            document = _read_toml(tree.path("pyproject.toml"))
         except (OSError, tomli.TOMLDecodeError, UnicodeDecodeError):
             document = {}
         project = document.get("project", {})
@@ -492,18 +531,18 @@ def _python_dependencies(root: Path) -> set[str]:
             for name in poetry["dependencies"]:
                 add(name)
     for requirements in ("requirements.txt", "requirements/base.txt", "requirements/prod.txt"):
-        for line in _read_text(root / requirements).splitlines():
+        for line in tree.text(requirements).splitlines():
             if line.strip() and not line.lstrip().startswith(("#", "-")):
                 add(line)
-    for line in _read_text(root / "Pipfile").splitlines():
+    for line in tree.text("Pipfile").splitlines():
         if "=" in line and not line.startswith("["):
             add(line.split("=")[0].strip().strip('"'))
     return names
 
 
-def _fastapi_target(root: Path) -> str | None:
+def _fastapi_target(tree: _Tree) -> str | None:
     for candidate in ("main.py", "app.py", "app/main.py", "src/main.py", "api/main.py", "server.py"):
-        text = _read_text(root / candidate, 200_000)
+        text = tree.text(candidate, 200_000)
         match = re.search(r"^(\w+)\s*(?::[^=]+)?=\s*(?:fastapi\.)?FastAPI\(", text, re.MULTILINE)
         if match:
             module = candidate.removesuffix(".py").replace("/", ".")
@@ -515,30 +554,30 @@ def _fastapi_target(root: Path) -> str | None:
 _PYTHON_SYNC = {"uv": "uv sync", "poetry": "poetry install", "pdm": "pdm install", "pipenv": "pipenv install --dev"}
 
 
-def _detect_python(root: Path, facts: ProjectFacts) -> _Detected | None:
+def _detect_python(tree: _Tree, facts: ProjectFacts) -> _Detected | None:
     markers = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "manage.py")
-    if not any((root / marker).is_file() for marker in markers):
+    if not any(tree.is_file(marker) for marker in markers):
         return None
     found = _Detected("python")
-    venv_python = root / ".venv" / "bin" / "python"
-    manager = next((m for lock, m in registry.lockfiles("python") if (root / lock).is_file()), None)
+    venv_python = ".venv/bin/python"
+    manager = next((m for lock, m in registry.lockfiles("python") if tree.is_file(lock)), None)
     if manager is not None:
         found.bootstrap.append(_PYTHON_SYNC[manager])
         run = f"{manager} run "
         python = f"{manager} run python"
     else:
-        python = ".venv/bin/python" if venv_python.exists() else "python3"
+        python = ".venv/bin/python" if tree.exists(venv_python) else "python3"
         run = ""
-        if venv_python.exists() and (root / "requirements.txt").is_file():
+        if tree.exists(venv_python) and tree.is_file("requirements.txt"):
             # Only into the project's own venv: installing into whatever python3 is on PATH is not ours to do.
             found.bootstrap.append(".venv/bin/python -m pip install -r requirements.txt")
-    deps = _python_dependencies(root)
-    if (root / "manage.py").is_file() and ("django" in deps or "django" in _read_text(root / "manage.py")):
+    deps = _python_dependencies(tree)
+    if tree.is_file("manage.py") and ("django" in deps or "django" in tree.text("manage.py")):
         found.framework, found.port = "django", 8000
         # --noreload: the autoreloader forks a second server that outlives a TERM sent to its parent.
         found.start = f"{python} manage.py runserver 127.0.0.1:$PORT --noreload"
     elif "fastapi" in deps:
-        target = _fastapi_target(root)
+        target = _fastapi_target(tree)
         if target is not None:
             found.framework, found.port = "fastapi", 8000
             uvicorn = f"{run}uvicorn" if run else f"{python} -m uvicorn"
@@ -559,16 +598,15 @@ _GO_WEB = {
 }
 
 
-def _detect_go(root: Path) -> _Detected | None:
-    gomod = root / "go.mod"
-    if not gomod.is_file():
+def _detect_go(tree: _Tree) -> _Detected | None:
+    if not tree.is_file("go.mod"):
         return None
     found = _Detected("go")
     found.bootstrap.append("go mod download")
     found.build.append("go build ./...")
-    text = _read_text(gomod)
+    text = tree.text("go.mod")
     for module, (framework, port) in _GO_WEB.items():
-        if module in text and (root / "main.go").is_file():
+        if module in text and tree.is_file("main.go"):
             found.framework, found.port = framework, port
             found.start = "go run ."
             found.ready_timeout = 300  # first `go run` compiles
@@ -576,14 +614,13 @@ def _detect_go(root: Path) -> _Detected | None:
     return found
 
 
-def _detect_rust(root: Path) -> _Detected | None:
-    cargo = root / "Cargo.toml"
-    if not cargo.is_file():
+def _detect_rust(tree: _Tree) -> _Detected | None:
+    if not tree.is_file("Cargo.toml"):
         return None
     found = _Detected("rust")
     found.bootstrap.append("cargo fetch")
     found.build.append("cargo build")
-    text = _read_text(cargo)
+    text = tree.text("Cargo.toml")
     for crate, port, prefix in (
         ("rocket", 8000, "ROCKET_PORT=$PORT "),
         ("actix-web", None, ""),
@@ -599,22 +636,22 @@ def _detect_rust(root: Path) -> _Detected | None:
     return found
 
 
-def _detect_java(root: Path) -> _Detected | None:
-    if (root / "pom.xml").is_file():
+def _detect_java(tree: _Tree) -> _Detected | None:
+    if tree.is_file("pom.xml"):
         found = _Detected("java")
-        maven = "./mvnw" if (root / "mvnw").is_file() else "mvn"
+        maven = "./mvnw" if tree.is_file("mvnw") else "mvn"
         found.build.append(f"{maven} -B -DskipTests package")
-        if "spring-boot" in _read_text(root / "pom.xml"):
+        if "spring-boot" in tree.text("pom.xml"):
             found.framework, found.port = "spring-boot", 8080
             found.start = f"SERVER_PORT=$PORT {maven} -B spring-boot:run"
             found.ready_timeout = 600
         return found
     for build_file in ("build.gradle.kts", "build.gradle"):
-        if (root / build_file).is_file():
+        if tree.is_file(build_file):
             found = _Detected("java")
-            gradle = "./gradlew" if (root / "gradlew").is_file() else "gradle"
+            gradle = "./gradlew" if tree.is_file("gradlew") else "gradle"
             found.build.append(f"{gradle} assemble")
-            if "org.springframework.boot" in _read_text(root / build_file):
+            if "org.springframework.boot" in tree.text(build_file):
                 found.framework, found.port = "spring-boot", 8080
                 found.start = f"SERVER_PORT=$PORT {gradle} bootRun"
                 found.ready_timeout = 600
@@ -622,16 +659,16 @@ def _detect_java(root: Path) -> _Detected | None:
     return None
 
 
-def _make_targets(root: Path) -> set[str]:
+def _make_targets(tree: _Tree) -> set[str]:
     for name in ("GNUmakefile", "makefile", "Makefile"):
-        text = _read_text(root / name)
+        text = tree.text(name)
         if text:
             return set(re.findall(r"^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:(?!=)", text, re.MULTILINE))
     return set()
 
 
-def _detect_make(root: Path) -> _Detected | None:
-    targets = _make_targets(root)
+def _detect_make(tree: _Tree) -> _Detected | None:
+    targets = _make_targets(tree)
     if not targets:
         return None
     found = _Detected("make")
@@ -646,8 +683,8 @@ def _detect_make(root: Path) -> _Detected | None:
     return found
 
 
-def compose_file(root: Path) -> str | None:
-    return next((name for name in COMPOSE_FILES if (root / name).is_file()), None)
+def _compose_file(tree: _Tree) -> str | None:
+    return next((name for name in COMPOSE_FILES if tree.is_file(name)), None)
 
 
 def _published_port(service: dict[str, Any]) -> int | None:
@@ -665,18 +702,18 @@ def _published_port(service: dict[str, Any]) -> int | None:
     return None
 
 
-def _detect_compose(root: Path) -> _Detected | None:
+def _detect_compose(tree: _Tree) -> _Detected | None:
     """docker compose as the way to start the app: only when a service is built from this repository.
 
     A compose file whose services are all images (a database for the tests, say) runs the project's
     dependencies, not the project: starting it and polling a database port over HTTP would fail for no reason.
     """
-    name = compose_file(root)
+    name = _compose_file(tree)
     if name is None:
         return None
     import yaml  # only a project with a compose file pays for the import
 
-    text = _read_text(root / name, MAX_YAML_BYTES)
+    text = tree.text(name, MAX_YAML_BYTES)
     try:
         document = yaml.load(text, Loader=safe_yaml_loader())
     except yaml.YAMLError:
@@ -699,32 +736,36 @@ def _detect_compose(root: Path) -> _Detected | None:
     return found
 
 
-def _detect_build_directory(root: Path) -> _Detected | None:
+def _detect_build_directory(tree: _Tree) -> _Detected | None:
     """An ecosystem whose tests need a configured build tree first (CMake, Meson, Autotools): its recipe steps."""
     for eco in registry.ecosystems():
-        if eco.recipe and any((root / m).is_file() for m in eco.manifests):
+        if eco.recipe and any(tree.is_file(m) for m in eco.manifests):
             found = _Detected(eco.name)
             # a shipped ./configure needs no autoreconf
-            found.build = [s for s in eco.recipe if not (s == "autoreconf -fi" and (root / "configure").is_file())]
+            found.build = [s for s in eco.recipe if not (s == "autoreconf -fi" and tree.is_file("configure"))]
             return found
     return None
 
 
 def detect_recipe(root: Path, facts: ProjectFacts) -> dict[str, Any] | None:
     """A recipe from the manifests at `root`, or None when nothing declares how to build, check or start it."""
+    return _detect(_Tree(root), facts)
+
+
+def _detect(tree: _Tree, facts: ProjectFacts) -> dict[str, Any] | None:
     language = [
         found
         for found in (
-            _detect_node(root, facts),
-            _detect_python(root, facts),
-            _detect_go(root),
-            _detect_rust(root),
-            _detect_java(root),
+            _detect_node(tree, facts),
+            _detect_python(tree, facts),
+            _detect_go(tree),
+            _detect_rust(tree),
+            _detect_java(tree),
         )
         if found is not None
     ]
-    make = _detect_make(root)
-    compose = _detect_compose(root)
+    make = _detect_make(tree)
+    compose = _detect_compose(tree)
 
     def entry(command: str, cwd: str = ".") -> dict[str, str]:
         return {"command": command, "cwd": cwd}
@@ -738,8 +779,8 @@ def detect_recipe(root: Path, facts: ProjectFacts) -> dict[str, Any] | None:
     # The project's own build commands win over ecosystem conventions; its checks always run. A build directory
     # (CMake, Meson, Autotools) is configured first, whatever builds it.
     declared_build = [entry(c.command, c.cwd) for c in facts.verify_commands if c.kind == "build"]
-    tree = _detect_build_directory(root)
-    prepare = [entry(step) for step in tree.build] if tree is not None else []
+    configured = _detect_build_directory(tree)
+    prepare = [entry(step) for step in configured.build] if configured is not None else []
     if declared_build:
         phases["build"] = prepare + [e for e in declared_build if e not in prepare]
     elif prepare:

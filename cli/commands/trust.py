@@ -67,6 +67,6 @@ def _prime_shell_hook(folder: str) -> None:
     if root is None:
         return
     try:
-        asyncio.run(detect_bounded(root))  # writes the cache
+        asyncio.run(detect_bounded(root, cached=False))  # writes the shell hook's cache for the trust given now
     except Unavailable:
         pass

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import glob
-import os
-
 from freshpass.facts.signals.base import Collector, Package, normalise_cwd
 from freshpass.facts.tools.summary import TestCounts
 
@@ -49,10 +46,9 @@ def _go(c: Collector) -> None:
         return
     # Nested modules are their own units (`go test ./...` stops at a nested go.mod). Look one and two levels
     # down with a bounded glob: never a recursive walk.
-    root = str(c.root)
     for shape in ("*/go.mod", "*/*/go.mod"):
-        for match in sorted(glob.glob(os.path.join(glob.escape(root), shape)))[:200]:
-            module = os.path.relpath(os.path.dirname(match), root).replace(os.sep, "/")
+        for match in c.glob(shape, 200):
+            module = match.rpartition("/")[0]
             parts = module.split("/")
             if any(part in _GO_SKIP or part.startswith((".", "_")) for part in parts):
                 continue

@@ -114,6 +114,8 @@ class Collector:
         self._parsed_cache: dict[str, Any] = {}
         self._order = 0
         self.listed: set[str] = set()  # directories whose entries detection read (`scripts/`, workflows)
+        self.globbed: set[str] = set()  # directories a bounded glob listed (`*/go.mod`, workspace members)
+        self.outside: set[str] = set()  # paths asked about above the root (`../package.json` of a workspace)
 
     # -- recording ---------------------------------------------------------------------------------------------
 
@@ -157,11 +159,17 @@ class Collector:
         if time.monotonic() > self.deadline:
             raise DetectionStopped
 
-    def inputs(self) -> tuple[frozenset[str], frozenset[str]]:
-        """(every path detection asked about, present or not; every directory whose entries it read): a change to
-        one of them, or a file appearing in one of those directories, can change the facts."""
-        asked = {rel for rel in (*self._stat_cache, *self._text_cache) if rel and rel != "."}
-        return frozenset(asked), frozenset(self.listed)
+    def inputs(self) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        """(every path detection asked about, present or not, `../` ones above the root included; every directory
+        whose entries it read; every directory a glob listed): a change to one of them, or a file appearing in
+        one of those directories, can change the facts."""
+        asked = {rel for rel in (*self._stat_cache, *self._text_cache) if rel and rel != "."} | self.outside
+        return frozenset(asked), frozenset(self.listed), frozenset(self.globbed)
+
+    def ask_outside(self, path: Path) -> Path:
+        """`path`, a file above the root that a reader looks at itself, remembered (relative, `../…`) as an input."""
+        self.outside.add(os.path.relpath(path, self.root).replace(os.sep, "/"))
+        return path
 
     # -- reading -----------------------------------------------------------------------------------------------
 
@@ -256,6 +264,32 @@ class Collector:
     def is_executable(self, rel: str) -> bool:
         found = self._stat(rel)
         return found is not None and bool(found[0] & (stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH))
+
+    def glob(self, shape: str, limit: int) -> list[str]:
+        """The root-relative paths matching `shape` (`*/go.mod`, `packages/*`: shell wildcards per component, a
+        leading dot matched only by a leading dot, as `glob` does), sorted, at most `limit`; every directory
+        listed on the way is remembered."""
+        import fnmatch
+
+        current = [""]
+        for part in shape.strip("/").split("/"):
+            matched: list[str] = []
+            for directory in current:
+                if not any(ch in part for ch in "*?["):
+                    matched.append(f"{directory}/{part}" if directory else part)
+                    continue
+                self.globbed.add(directory)
+                try:
+                    with os.scandir(os.path.join(self._root_text, directory)) as entries:
+                        names = [entry.name for entry in itertools.islice(entries, _MAX_LISTED)]
+                except (OSError, ValueError):
+                    continue
+                for name in sorted(names):
+                    if fnmatch.fnmatchcase(name, part) and (part.startswith(".") or not name.startswith(".")):
+                        matched.append(f"{directory}/{name}" if directory else name)
+            current = matched[: limit * 4]
+        found = [rel for rel in current if os.path.lexists(os.path.join(self._root_text, rel))]
+        return sorted(found)[:limit]
 
     def listdir(self, rel: str) -> list[str]:
         """The entry names of a directory the conventions name (`scripts/`, `.github/workflows/`), sorted."""

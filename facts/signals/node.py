@@ -113,12 +113,12 @@ def _manager_from_ancestors(c: Collector) -> str | None:
     declares workspaces. An unrelated package.json above (say, in a parent project) does not count."""
     directory = c.root
     for _ in range(6):
-        if (directory / ".git").exists() or directory.parent == directory:
+        if c.ask_outside(directory / ".git").exists() or directory.parent == directory:
             return None
         directory = directory.parent
-        if (directory / "pnpm-workspace.yaml").is_file():
+        if c.ask_outside(directory / "pnpm-workspace.yaml").is_file():
             return "pnpm"
-        manifest_path = directory / "package.json"
+        manifest_path = c.ask_outside(directory / "package.json")
         try:
             if not manifest_path.is_file() or manifest_path.stat().st_size > 1_000_000:
                 continue
@@ -131,7 +131,7 @@ def _manager_from_ancestors(c: Collector) -> str | None:
         if isinstance(declared, str) and declared.split("@", 1)[0] in MANAGERS:
             return declared.split("@", 1)[0]
         for lockfile, name in LOCKFILES:
-            if (directory / lockfile).exists():
+            if c.ask_outside(directory / lockfile).exists():
                 return name
         return "npm"
     return None

@@ -6,8 +6,6 @@ walk of the tree."""
 
 from __future__ import annotations
 
-import glob
-import os
 import re
 from fnmatch import fnmatchcase
 from typing import Any
@@ -127,15 +125,12 @@ def _expand(c: Collector, pattern: str) -> list[str]:
     else:
         shapes = [pattern]
     found: list[str] = []
-    root = str(c.root)
     for shape in shapes:
         if not re.search(r"[*?\[]", shape):
             if _markers(c, shape):
                 found.append(shape)
             continue
-        matches = glob.glob(os.path.join(glob.escape(root), shape))
-        for match in sorted(matches)[: MAX_PACKAGES * 2]:
-            member = os.path.relpath(match, root).replace(os.sep, "/")
+        for member in c.glob(shape, MAX_PACKAGES * 2):
             if "node_modules" not in member.split("/") and c.is_dir(member) and _markers(c, member):
                 found.append(member)
     return found

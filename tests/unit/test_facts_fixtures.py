@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from freshpass.facts import detect as detect_module
 from freshpass.facts.detect import detect_facts
+from freshpass.facts.recipes import RecipeReading
 
 from tests.conftest import FIXTURES, run_cli
 
@@ -52,7 +53,7 @@ def test_fixture_has_no_git_dir(name: str) -> None:
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 def test_detect_facts_matches_expected(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Recipes have their own tests; their problems must not make these expectations drift.
-    monkeypatch.setattr(detect_module, "recipe_for", lambda root, facts: (None, []))
+    monkeypatch.setattr(detect_module, "read_recipe", lambda root, facts: RecipeReading(None, [], frozenset()))
     # A copy that is its own repository, as a real checkout would be: nothing above it can leak in.
     repo = _checkout(name, tmp_path)
     facts = detect_facts(repo)
