@@ -98,7 +98,9 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0] if text else "")[:200]
 
 
-def _detect(root: Path, cached: bool) -> ProjectFacts:
+def detect_facts_kept(root: Path, *, cached: bool = True) -> ProjectFacts:
+    """The facts of `root`, detected now (or, with `cached`, taken from an earlier process when none of their inputs
+    changed), kept for the next process, with the shell hook's first words written for them."""
     from freshpass.evidence import facts_cache
 
     absolute = os.path.abspath(root)
@@ -129,7 +131,7 @@ async def detect_bounded(
     `cached`, the facts an earlier process detected are taken when none of their inputs changed since
     (`freshpass.evidence.facts_cache`); either way, what is detected is kept for the next one."""
     return await wait_bounded(
-        in_thread(_detect, root, cached, name="freshpass-facts"),
+        in_thread(lambda: detect_facts_kept(root, cached=cached), name="freshpass-facts"),
         deadline=deadline,
         interrupt=interrupt,
         what=f"reading the checks {root} declares",

@@ -31,12 +31,10 @@ DETECT_WAIT = 5.0  # seconds a refresh waits for facts detection before going on
 
 def load_facts(root: Path) -> ProjectFacts:
     """Facts of a root; detection never raises for a malformed project, but a bug must not take the server down."""
-    from freshpass.evidence.shell_hook import write_cache
-    from freshpass.facts.detect import detect_facts
+    from freshpass.evidence.detection import detect_facts_kept
 
-    facts = detect_facts(root)
-    write_cache(root, facts)  # the shell hook's first words follow the facts (a trusted folder only)
-    return facts
+    # The server follows changes itself, so it always detects; what it detects is kept for the hooks and the CLI.
+    return detect_facts_kept(root, cached=False)
 
 
 def unavailable_status(root: Path, facts: ProjectFacts | None) -> Status:

@@ -250,3 +250,17 @@ def test_a_cache_file_that_is_a_symlink_or_a_fifo_is_not_read(tmp_path: Path, un
     os.mkfifo(kept)
     _facts(repo)  # returns: a FIFO is never opened for reading
     assert counted.calls == 3
+
+
+def test_the_language_server_detects_always_and_keeps_what_it_detected(
+    tmp_path: Path, untimed: None, counted: Counting
+) -> None:
+    from freshpass.server.backend import load_facts
+
+    repo = _project(tmp_path)
+    first = load_facts(repo)
+    second = load_facts(repo)
+    assert counted.calls == 2  # the server follows changes itself
+    assert facts_cache.load(str(repo)) == first == second
+    _facts(repo)  # a hook or the CLI next to the editor takes them
+    assert counted.calls == 2
