@@ -98,7 +98,10 @@ BASE_SUBJECTS: dict[str, str] = {
     "check": W(r"ci|make check|just check|pre-commit|cargo check|npm run check|make ci|github actions|pipeline"),
 }
 # Passing counts: "42 passed", "42 passed, 0 failed" (every language pastes them as the runner prints them).
-BASE_SUCCESS = r"(?<![\w-])\d+ (?:passed|passing|tests? passed)(?![\w-])|✅|✔️?|✓|☑️?|🟢"
+BASE_SUCCESS = (
+    r"(?<![\w-])\d+ (?:passed|passing|tests? passed)(?![\w-])|✅|✔️?|✓|☑️?|🟢|"
+    r"[«\"“]\s*(?:passed|passing|success|succeeded)\s*[»\"”]"  # a status shown as the tool words it: « passed »
+)
 BASE_FAILURE = (
     r"(?<![\w-])[1-9]\d* (?:failed|failures?|errors?|failing)(?![\w-])|❌|✗|✘|🔴|(?<![\w-])fail(?:ed)?(?![\w-])"
 )

@@ -35,6 +35,8 @@ def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Patt
         (r"^\s*success: no issues found in \d+", "typecheck"),  # mypy
         (r"^\s*0 errors, 0 warnings", "typecheck"),
         (r"^\s*all checks passed!", "lint"),  # ruff
+        (r"^\s*finished `?(?:dev|release|test|bench)`? profile\b", "build"),  # cargo build / check / clippy
+        (r"^\s*(?:build succeeded|la génération a réussi|der buildvorgang wurde erfolgreich)", "build"),  # msbuild
     )
     failing = (
         r"\b[1-9]\d* (?:failed|failures?|errors?)\b",

@@ -27,7 +27,11 @@ from freshpass.evidence.claims.lexicon import KINDS, Lexicon, Patterns
 from freshpass.facts.model import Kind
 
 _CODE = re.compile(r"`[^`]*`")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|(?<=[.!?])(?=[\u3040-\u30ff\u4e00-\u9fff])")
+# A sentence ends at its punctuation, and at an emoji that a capitalised sentence follows ("CI is green 🎉 Feel free…").
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|(?<=[.!?])(?=[\u3040-\u30ff\u4e00-\u9fff])"
+    r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\ufe0f?\s+(?=[A-ZÀ-ÖØ-Þ\u0400-\u042F])"
+)
 _CLAUSE_MARK = r"[;:,()\[\]—–，；：（）]|\s-\s|\.\.\.|…|\s/\s"
 _LIST_MARK = re.compile(r"\A\s*(?:[-*•+]|\d+[.)])\s+")
 _QUESTION_END = re.compile(r"[?？]\s*[)\]」』\"'”]*\s*\Z")

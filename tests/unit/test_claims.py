@@ -47,6 +47,11 @@ def kinds(message: str) -> list[str]:
         ("All tests pass, so this should be ready to merge.", ["test"]),
         # a check that ran lends its name to the success after it
         ("I ran the tests: no errors.", ["test"]),
+        # an emoji ends a sentence another one follows: that one's instruction or condition is its own
+        ("I pushed the commits. CI is green 🎉 Feel free to review whenever you like.", ["check"]),
+        ("All tests pass ✅ If you want, I can also add a changelog entry.", ["test"]),
+        # a status shown in the tool's own word
+        ("The GitLab pipeline shows “passed” for the last commit.", ["check"]),
     ],
 )
 def test_claims_are_found_with_their_kind(message: str, expected: list[str]) -> None:
@@ -127,6 +132,11 @@ def test_pasted_passing_output_is_a_claim_and_failing_output_is_not() -> None:
         ("text", "Ran 4 tests in 0.010s\n\nOK\n", ("test", "Ran 4 tests in 0.010s")),
         ("", "Success: no issues found in 3\n", ("typecheck", "Success: no issues found in 3")),
         ("", "All checks passed!\n", ("lint", "All checks passed!")),
+        ("", "    Checking app v0.3.1\n    Finished `dev` profile [unoptimized] target(s) in 2.87s\n",
+         ("build", "Finished `dev` profile [unoptimized] target(s) in 2.87s")),
+        ("", "Build succeeded.\n    0 Warning(s)\n    0 Error(s)\n", ("build", "Build succeeded.")),
+        ("", "La génération a réussi.\n    0 Avertissement(s)\n", ("build", "La génération a réussi.")),
+        ("", "   Compiling app v0.1.0\nerror[E0308]: mismatched types\n", None),
         ("python", "print('===== 3 passed =====')\n", None),
         ("", "===== 1 failed, 3 passed in 0.2s =====\n", None),
         ("", "Traceback (most recent call last):\n  ...\n===== 3 passed =====\n", None),

@@ -51,6 +51,10 @@ CLAIMS: dict[str, list[tuple[str, list[str]]]] = {
         ("Le build a réussi.", ["build"]),
         ("Tout est vert ✅", ["check"]),
         ("J'ai lancé les tests : aucune erreur.", ["test"]),
+        ("La suite d'intégration s'exécute correctement : 31 tests, 0 échec.", ["test"]),
+        ("Les 2 tests qui échouaient sont repassés au vert.", ["test"]),
+        ("J'ai relancé les tests, tout est bon 👍", ["test"]),
+        ("Le pipeline affiche « passed » pour le dernier commit.", ["check"]),
     ],
     "pt": [
         ("Corrigido: a suíte inteira passa.", ["test"]),
@@ -116,6 +120,9 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "D'après un collègue, la CI était verte hier.",
         "Le middleware passe la requête au routeur.",
         "Je n'ai pas lancé les tests, donc aucune erreur.",
+        "J'ai ajouté des tests qui passent `None` à `parse_config()`.",
+        "Le test est bon à jeter : il ne vérifie rien.",
+        "Les 2 tests qui échouaient échouent toujours.",
     ],
     "pt": [
         "A suíte não passa no Windows.",

@@ -13,19 +13,20 @@ LEXICON = Lexicon(
     },
     success=W(
         r"passent|passe|passé|passés|sont passés|passaient|vert|verte|verts|au vert|propre|réussi|réussit|réussie|"
-        r"compile|content|ok|marche|fonctionne|avec succès"
+        r"compile|content|ok|marche|fonctionne|avec succès|repassent|repasse|repassé|repassés|repassée|repassées|"
+        r"(?:s'exécute|s'exécutent|tourne|tournent) (?:correctement|sans (?:erreur|problème)s?)|(?<=tout est )bon"
     ),
     implies={"build": W(r"compile")},
     pseudo=W(
         r"aucun(?:e)? (?:erreur|échec|avertissement|problème|souci)s?|sans (?:erreur|échec|avertissement)s?|"
         r"n'(?:affiche|signale|remonte|indique) aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
         r"ne (?:signale|remonte|montre|affiche) aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
-        r"zéro (?:erreur|échec)s?"
+        r"(?:zéro|0) (?:erreur|échec)s?"
     ),
     self_claim=W(r"je l'ai (?:\w+ )?testée?|fait et testé|testé et validé|testé à fond"),
     negation=W(r"ne|n'|pas|jamais|aucun|aucune|plus|sans|non|ni"),
     failure=W(r"échou(?:e|ent|é|ait|aient)|échecs?|cassée?s?|plante|erreurs?|expire|timeout|rouge"),
-    failure_attributive=W(r"(?:le )?test qui échouait"),
+    failure_attributive=W(r"(?:les? )?(?:\d+ )?tests? qui (?:échouai(?:t|ent)|plantai(?:t|ent)|cassai(?:t|ent))"),
     partial=W(r"la plupart|plupart|certains|quelques|presque tous|sauf|excepté|hormis"),
     hedge=W(
         r"devrait|devraient|doit|doivent|probablement|sans doute|j'espère|espère|peut-être|pourrait|pourraient|"
@@ -44,7 +45,8 @@ LEXICON = Lexicon(
         r"d'après|selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|avant mon changement|"
         r"nocturne|description de la pr|auparavant"
     ),
-    transitive=W(r"passer|passe") + r"(?=\s+(?:`|une?\b|le\b|la\b|les\b|l'|son\b|sa\b|ses\b|votre\b|ton\b))",
+    transitive=W(r"passer|passe|passent|passant")
+    + r"(?=\s+(?:`|une?\b|le\b|la\b|les\b|l'|son\b|sa\b|ses\b|votre\b|ton\b))",
     clause_break=W(r"et|mais|alors que|bien que|tandis que|car|donc|puis"),
     green_subject=W(r"tout|tout est"),
 )
