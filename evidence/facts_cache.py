@@ -22,6 +22,7 @@ import itertools
 import json
 import os
 import stat
+import sys
 import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -52,13 +53,14 @@ def cache_file(root: str, env: Mapping[str, str] | None = None) -> Path | None:
 
 
 def code_version() -> str:
-    """What freshpass's detection code is: its version and each detection source file's size and time."""
+    """What freshpass's detection code is: its version, the interpreter's, and each detection source file's size
+    and time."""
     global _code
     if _code is None:
         import freshpass
         import freshpass.facts
 
-        parts = [freshpass.__version__]
+        parts = [freshpass.__version__, sys.version]  # the interpreter's parsers (tomllib, json) are inputs too
         base = Path(freshpass.facts.__file__).parent
         for directory, subdirectories, files in os.walk(base):
             subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
