@@ -92,7 +92,8 @@ BASE_SUBJECTS: dict[str, str] = {
     "lint": W(
         r"ruff(?: check)?|eslint|clippy|cargo clippy|flake8|pylint|golangci-lint|rubocop|prettier|shellcheck|"
         r"go vet|black|biome|stylelint|lint(?:ing|er|ers)?"
-    ),
+    )
+    + r"(?! rules?\b| configs?\b| configuration\b| plugins?\b)",  # the linter's rule is no run of it
     "typecheck": W(r"mypy|pyright|tsc|type ?check(?:s|ing|er)?|typecheck"),
     "build": W(r"cargo build|go build|mvn package|gradle build|npm run build|build(?:s)?"),
     "check": W(r"ci|make check|just check|pre-commit|cargo check|npm run check|make ci|github actions|pipeline"),
@@ -150,7 +151,7 @@ _MARKS: dict[str, frozenset[str]] = {
         "de": "die der das und ist sind alle nicht jetzt ich auch mit habe noch keine kein den dem neuen bestanden "
         "bestehen besteht ohne laufen läuft durch grün wurde werden sauber fehler erledigt gestern",
         "fr": "les des et est sont tous le je pas maintenant avec une ai toujours ne aucun ça tout passe passent "
-        "vert verte échouent j'ai n'ai réussi hier",
+        "vert verte échouent j'ai n'ai réussi hier du au aux sur dans pour",
         "es": "los las el y son todos todas pruebas ahora con una pasan del lo sin nuevo sigue todo fallos "
         "errores probé ejecuté está están fue exitosa ayer alguien usted",
         "pt": "os o e é são todos testes agora com uma não passam do da rodei sem erros tudo falhas está estão foi "

@@ -26,6 +26,7 @@ _SAMPLE_INFO = frozenset(_SAMPLES.split())
 def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Pattern[str], ...]]:
     passing: tuple[tuple[str, Kind], ...] = (
         (r"^=+ (?:[\w ,.]*?)\b\d+ passed\b[^=\n]*=+\s*$", "test"),  # pytest's summary line
+        (r"^\d+ passed(?:, \d+ (?:skipped|deselected|xfailed|xpassed|warnings?))* in [\d.]+s\s*$", "test"),  # -q
         (r"^\s*tests:\s+(?:\d+ skipped, )?\d+ passed, \d+ total", "test"),  # jest / vitest
         (r"^\s*test result: ok\. \d+ passed", "test"),  # cargo test
         (r"^ok\s+\S+\s+(?:\(cached\)|[\d.]+s)", "test"),  # go test

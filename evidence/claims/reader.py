@@ -221,6 +221,15 @@ def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
     return any(start <= position < end for start, end in spans)
 
 
+# "310 of 312", "118 sur 120", "7/8", "3 de 4", "5 von 6", "9 из 10": a share of a count.
+_SHARE = re.compile(r"(?<![\d.])(\d+)\s*(?:[^\W\d]+\s+)?(?:/|of|out of|sur|de|von|aus|из)\s*(\d+)(?![\d.])")
+
+
+def _part_of_a_count(masked: str, start: int, end: int) -> bool:
+    """Does the clause give a share of a count that is not the whole ("310 of 312 tests pass")?"""
+    return any(int(found[1]) < int(found[2]) for found in _SHARE.finditer(masked, start, end))
+
+
 def _predicate(masked: str, start: int, end: int, patterns: Patterns, follows: bool = False) -> list[Kind] | None:
     """The kinds a clause's success predicate implies ([] when it implies none), or None when the clause has no
     success predicate, or only a negated, cancelled or other-sense one."""
@@ -232,7 +241,7 @@ def _predicate(masked: str, start: int, end: int, patterns: Patterns, follows: b
     for failure in patterns["failure"].finditer(masked, start, end):
         if not _inside(failure.start(), pseudo) and not _inside(failure.start(), attributive):
             return None
-    if patterns["partial"].search(masked, start, end):
+    if patterns["partial"].search(masked, start, end) or _part_of_a_count(masked, start, end):
         return None
     successes = [
         span for span in _spans(patterns["success"], masked, start, end) if not _inside(span[0], other_sense)

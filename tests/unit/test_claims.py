@@ -52,6 +52,12 @@ def kinds(message: str) -> list[str]:
         ("All tests pass ✅ If you want, I can also add a changelog entry.", ["test"]),
         # a status shown in the tool's own word
         ("The GitLab pipeline shows “passed” for the last commit.", ["check"]),
+        (
+            "I re-ran `ruff`, `mypy` and the unit tests afterwards, and everything checks out.",
+            ["test", "lint", "typecheck"],
+        ),
+        ("312 of 312 tests pass.", ["test"]),
+        ("Fixed 3 of 4 lint warnings; the tests pass.", ["test"]),
     ],
 )
 def test_claims_are_found_with_their_kind(message: str, expected: list[str]) -> None:
@@ -132,6 +138,7 @@ def test_pasted_passing_output_is_a_claim_and_failing_output_is_not() -> None:
         ("text", "Ran 4 tests in 0.010s\n\nOK\n", ("test", "Ran 4 tests in 0.010s")),
         ("", "Success: no issues found in 3\n", ("typecheck", "Success: no issues found in 3")),
         ("", "All checks passed!\n", ("lint", "All checks passed!")),
+        ("", "........ [100%]\n48 passed, 2 skipped in 2.31s\n", ("test", "48 passed, 2 skipped in 2.31s")),
         ("", "    Checking app v0.3.1\n    Finished `dev` profile [unoptimized] target(s) in 2.87s\n",
          ("build", "Finished `dev` profile [unoptimized] target(s) in 2.87s")),
         ("", "Build succeeded.\n    0 Warning(s)\n    0 Error(s)\n", ("build", "Build succeeded.")),

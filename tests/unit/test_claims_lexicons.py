@@ -55,6 +55,10 @@ CLAIMS: dict[str, list[tuple[str, list[str]]]] = {
         ("Les 2 tests qui échouaient sont repassés au vert.", ["test"]),
         ("J'ai relancé les tests, tout est bon 👍", ["test"]),
         ("Le pipeline affiche « passed » pour le dernier commit.", ["check"]),
+        ("Pour le lint : RAS (0 avertissement dans `src/`).", ["lint"]),
+        ("J'ai relancé la suite complète : aucune régression.", ["test"]),
+        ("Le type-check est propre (`mypy --strict`).", ["typecheck"]),
+        ("Toutes les vérifications sont passées sur la PR.", ["check"]),
     ],
     "pt": [
         ("Corrigido: a suíte inteira passa.", ["test"]),
@@ -80,6 +84,10 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "Someone said CI was green yesterday.",
         "The middleware passes the request to the router.",
         "I didn't run the tests, so no errors.",
+        "The lint rule now flags unawaited promises: `res.send(await x)` is fine.",
+        "The suite was fully green on `main` before I started.",
+        "You mentioned the tests pass on your machine with Node 20.",
+        "Results after the fix: 310 of 312 tests pass.",
     ],
     "zh": [
         "测试没有通过。",
@@ -123,6 +131,9 @@ NOT_CLAIMS: dict[str, list[str]] = {
         "J'ai ajouté des tests qui passent `None` à `parse_config()`.",
         "Le test est bon à jeter : il ne vérifie rien.",
         "Les 2 tests qui échouaient échouent toujours.",
+        "J'ai créé un compte de test (mot de passe dans `.env.example`).",
+        "Après correction, 118 tests sur 120 passent.",
+        "La CI est presque entièrement verte.",
     ],
     "pt": [
         "A suíte não passa no Windows.",

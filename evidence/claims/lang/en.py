@@ -13,7 +13,7 @@ LEXICON = Lexicon(
     },
     success=W(
         r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|successful(?:ly)?|succeeds|green|clean|ok(?:ay)?|happy|"
-        r"all good|compiles?|compiled|compiling|fine|work(?:s|ing)? (?:fine|again)"
+        r"all good|compiles?|compiled|compiling|fine|work(?:s|ing)? (?:fine|again)|checks? out"
     ),
     implies={"build": W(r"compiles?|compiled|compiling")},
     pseudo=W(
@@ -57,7 +57,9 @@ LEXICON = Lexicon(
         r"according to|said|says|say|told|claims?|claimed|reportedly|apparently|the user|someone|somebody|they said|"
         r"per the|nightly|yesterday|last (?:week|night|time|run)|on (?:monday|tuesday|wednesday|thursday|friday|"
         r"saturday|sunday)|before (?:my|the|this|these) (?:change|changes|edit|edits|fix|refactor)|previously|"
-        r"used to|earlier today|pr description|the description|the log says|the issue"
+        r"used to|earlier today|pr description|the description|the log says|the issue|"
+        r"before (?:i|we) (?:started|began|touched it|made (?:the|my|any) changes?)|"
+        r"you (?:mentioned|said|noted|reported|confirmed)|on your (?:machine|side|end)"
     ),
     transitive=W(r"pass(?:es|ed|ing)?") + r"(?=\s+(?:`|a\b|an\b|the\b|through|along\b|to\b|it\b|them\b|this\b|"
     r"that\b|none\b|null\b|true\b|false\b|\w+ as\b|custom|your|their|its|our|my|in (?:a|an|the)\b|on to\b|"

@@ -7,27 +7,29 @@ LEXICON = Lexicon(
     subjects={
         "test": W(r"tests?|tests unitaires|suite|la suite|e2e"),
         "lint": W(r"linter|lint|style|formatage"),
-        "typecheck": W(r"types|typage|vérification des types|typecheck"),
+        "typecheck": W(r"types|typage|vérification des types|vérification de types|typecheck|type-check|type check"),
         "build": W(r"compilation|build|ça compile"),
         "check": W(r"tout|vérifications|contrôles|ci"),
     },
     success=W(
-        r"passent|passe|passé|passés|sont passés|passaient|vert|verte|verts|au vert|propre|réussi|réussit|réussie|"
+        r"passent|passe|passé|passés|passée|passées|sont passés|roule|roulent|nickel|passaient|vert|verte|verts|"
+        r"au vert|propre|réussi|réussit|réussie|"
         r"compile|content|ok|marche|fonctionne|avec succès|repassent|repasse|repassé|repassés|repassée|repassées|"
         r"(?:s'exécute|s'exécutent|tourne|tournent) (?:correctement|sans (?:erreur|problème)s?)|(?<=tout est )bon"
     ),
     implies={"build": W(r"compile")},
     pseudo=W(
-        r"aucun(?:e)? (?:erreur|échec|avertissement|problème|souci)s?|sans (?:erreur|échec|avertissement)s?|"
+        r"aucun(?:e)? (?:erreur|échec|avertissement|problème|souci|régression)s?|sans (?:erreur|échec|avertissement)s?|"
+        r"ras|rien à signaler|"
         r"n'(?:affiche|signale|remonte|indique) aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
         r"ne (?:signale|remonte|montre|affiche) aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
-        r"(?:zéro|0) (?:erreur|échec)s?"
+        r"(?:zéro|0) (?:erreur|échec|avertissement)s?"
     ),
     self_claim=W(r"je l'ai (?:\w+ )?testée?|fait et testé|testé et validé|testé à fond"),
     negation=W(r"ne|n'|pas|jamais|aucun|aucune|plus|sans|non|ni"),
     failure=W(r"échou(?:e|ent|é|ait|aient)|échecs?|cassée?s?|plante|erreurs?|expire|timeout|rouge"),
     failure_attributive=W(r"(?:les? )?(?:\d+ )?tests? qui (?:échouai(?:t|ent)|plantai(?:t|ent)|cassai(?:t|ent))"),
-    partial=W(r"la plupart|plupart|certains|quelques|presque tous|sauf|excepté|hormis"),
+    partial=W(r"la plupart|plupart|certains|quelques|presque|quasiment|pratiquement|sauf|excepté|hormis"),
     hedge=W(
         r"devrait|devraient|doit|doivent|probablement|sans doute|j'espère|espère|peut-être|pourrait|pourraient|"
         r"normalement|je pense|semble"
@@ -46,7 +48,8 @@ LEXICON = Lexicon(
         r"nocturne|description de la pr|auparavant"
     ),
     transitive=W(r"passer|passe|passent|passant")
-    + r"(?=\s+(?:`|une?\b|le\b|la\b|les\b|l'|son\b|sa\b|ses\b|votre\b|ton\b))",
+    + r"(?=\s+(?:`|une?\b|le\b|la\b|les\b|l'|son\b|sa\b|ses\b|votre\b|ton\b))"
+    + r"|(?<![\w-])mots? de passe",  # a password
     clause_break=W(r"et|mais|alors que|bien que|tandis que|car|donc|puis"),
     green_subject=W(r"tout|tout est"),
 )
