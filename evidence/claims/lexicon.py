@@ -101,7 +101,8 @@ BASE_SUBJECTS: dict[str, str] = {
 # Passing counts: "42 passed", "42 passed, 0 failed" (every language pastes them as the runner prints them).
 BASE_SUCCESS = (
     r"(?<![\w-])\d+ (?:passed|passing|tests? passed)(?![\w-])|✅|✔️?|✓|☑️?|🟢|"
-    r"[«\"“]\s*(?:passed|passing|success|succeeded)\s*[»\"”]"  # a status shown as the tool words it: « passed »
+    r"[«\"“]\s*(?:passed|passing|success|succeeded)\s*[»\"”]|"  # a status shown as the tool words it: « passed »
+    r"(?<![\w-])passed(?![\w-])"  # and as an English loanword in any language ("все хуки Passed")
 )
 BASE_FAILURE = (
     r"(?<![\w-])[1-9]\d* (?:failed|failures?|errors?|failing)(?![\w-])|❌|✗|✘|🔴|(?<![\w-])fail(?:ed)?(?![\w-])"

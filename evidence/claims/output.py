@@ -27,7 +27,9 @@ def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Patt
     passing: tuple[tuple[str, Kind], ...] = (
         (r"^=+ (?:[\w ,.]*?)\b\d+ passed\b[^=\n]*=+\s*$", "test"),  # pytest's summary line
         (r"^\d+ passed(?:, \d+ (?:skipped|deselected|xfailed|xpassed|warnings?))* in [\d.]+s\s*$", "test"),  # -q
-        (r"^\s*tests:\s+(?:\d+ skipped, )?\d+ passed, \d+ total", "test"),  # jest / vitest
+        (r"^\s*tests:\s+(?:\d+ skipped, )?\d+ passed, \d+ total", "test"),  # jest
+        (r"^\s*tests\s+\d+ passed(?: \| \d+ skipped)? \(\d+\)", "test"),  # vitest
+        (r"^[^\n.]+\.{4,}(?:\(no files to check\))?passed\s*$", "check"),  # pre-commit's hooks
         (r"^\s*test result: ok\. \d+ passed", "test"),  # cargo test
         (r"^ok\s+\S+\s+(?:\(cached\)|[\d.]+s)", "test"),  # go test
         (r"^\s*ran \d+ tests? in [\d.]+s\s*\n+\s*ok\b", "test"),  # unittest
@@ -45,6 +47,7 @@ def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Patt
         r"^\s*(?:\[info\] )?build fail(?:ure|ed)\b",
         r"test result: failed",
         r"^\s*failed\b",
+        r"\.{4,}failed\s*$",  # a pre-commit hook
         r"\btraceback \(most recent call last\)",
         r"^\s*error[:\[]",
     )

@@ -82,6 +82,10 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
     subjects = [_subjects(text, start, end, patterns, claimed) for start, end in clauses]
     predicates = [_predicate(masked, start, end, patterns, lex.negation_follows) for start, end in clauses]
     negated = [_negated(masked, start, end, patterns) for start, end in clauses]
+    for index in range(len(clauses) - 1):  # "all green, except the e2e job": the exception makes it partial
+        after_start, after_end = clauses[index + 1]
+        if patterns["partial"].match(masked[after_start:after_end].lstrip(" ,;:—–-([，；：（")):
+            predicates[index] = None
     _failures_after(masked, clauses, subjects, predicates, patterns)
     self_claims = _self_claims(masked, clauses, patterns)
     kinds: list[Kind] = []

@@ -58,6 +58,7 @@ def kinds(message: str) -> list[str]:
         ),
         ("312 of 312 tests pass.", ["test"]),
         ("Fixed 3 of 4 lint warnings; the tests pass.", ["test"]),
+        ("All jobs are green, except `e2e-safari`, which timed out.", []),
     ],
 )
 def test_claims_are_found_with_their_kind(message: str, expected: list[str]) -> None:
@@ -139,6 +140,9 @@ def test_pasted_passing_output_is_a_claim_and_failing_output_is_not() -> None:
         ("", "Success: no issues found in 3\n", ("typecheck", "Success: no issues found in 3")),
         ("", "All checks passed!\n", ("lint", "All checks passed!")),
         ("", "........ [100%]\n48 passed, 2 skipped in 2.31s\n", ("test", "48 passed, 2 skipped in 2.31s")),
+        ("", " Test Files  3 passed (3)\n      Tests  35 passed (35)\n", ("test", "Tests  35 passed (35)")),
+        ("", "black...........Passed\nflake8..........Passed\n", ("check", "black...........Passed")),
+        ("", "black....................Passed\nflake8...................Failed\n", None),
         ("", "    Checking app v0.3.1\n    Finished `dev` profile [unoptimized] target(s) in 2.87s\n",
          ("build", "Finished `dev` profile [unoptimized] target(s) in 2.87s")),
         ("", "Build succeeded.\n    0 Warning(s)\n    0 Error(s)\n", ("build", "Build succeeded.")),

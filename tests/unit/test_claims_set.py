@@ -52,12 +52,12 @@ def score(split: str) -> dict[str, tuple[int, int, int, int]]:
     return {language: (tp, fp, fn, n) for language, (tp, fp, fn, n) in counts.items()}
 
 
-# The sealed rows (the first split and three batches written blind, docs/claims.md) as last scored, where they are
-# under the targets (precision 99%, recall 90%). A fourth batch (b4, 120 messages in seven languages) brought most
-# of these gaps. The floors guard that measurement against regressions; they are not a target the reader was tuned
-# to, and the misses were never read.
-VALIDATION_PRECISION = {"en": 0.98, "es": 0.94, "fr": 0.96, "ja": 0.94, "pt": 0.94, "ru": 0.94}
-VALIDATION_RECALL = {"en": 0.92, "es": 0.94, "fr": 0.90, "ja": 0.84, "ru": 0.94, "zh": 0.94}
+# The sealed rows (the first split and four batches written blind, docs/claims.md) as last scored, where they are
+# under the targets (precision 99%, recall 90%): the fresh batches (b4, b5) brought most of these gaps. The floors
+# guard that measurement against regressions; they are not a target the reader was tuned to, and the misses were
+# never read.
+VALIDATION_PRECISION = {"en": 0.96, "es": 0.92, "fr": 0.95, "ja": 0.95, "pt": 0.88, "ru": 0.91}
+VALIDATION_RECALL = {"en": 0.93, "es": 0.92, "fr": 0.88, "ja": 0.77, "ru": 0.87, "zh": 0.95}
 
 
 def test_precision_and_recall_per_language_on_the_tuning_split() -> None:

@@ -40,7 +40,8 @@ LEXICON = Lexicon(
     ),
     question=r"¿",
     reported=W(
-        r"según|dijo|dice|dicen|el usuario|ayer|la semana pasada|antes de mi cambio|antes del cambio|nocturno|"
+        r"según|dijo|dice|dicen|el usuario|ayer|anoche|la semana pasada|en tu (?:máquina|equipo)|"
+        r"(?:me )?(?:comentaste|dijiste|mencionaste)|antes de mi cambio|antes del cambio|nocturno|"
         r"descripción del pr|anteriormente"
     ),
     transitive=W(r"pasar|pasa|pasan") + r"(?=\s+(?:`|una?\b|el\b|la\b|los\b|las\b|su\b|tu\b))",

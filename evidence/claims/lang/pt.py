@@ -7,26 +7,28 @@ LEXICON = Lexicon(
     subjects={
         "test": W(r"testes?|testes unitários|suíte|a suíte|e2e"),
         "lint": W(r"linter|lint|estilo|formatação"),
-        "typecheck": W(r"tipos|checagem de tipos|verificação de tipos|typecheck"),
+        "typecheck": W(r"tipos|tipagem|checagem de tipos|verificação de tipos|typecheck"),
         "build": W(r"compilação|build"),
         "check": W(r"tudo|verificações|checagens|ci"),
     },
     success=W(
         r"passam|passa|passaram|passou|passando|passado|verdes?|limp[oa]s?|bem-sucedid[oa]s?|com sucesso|"
-        r"sucesso|compila|compilou|funciona|ok"
+        r"sucesso|compila|compilou|funciona|ok|a passar"
     ),
     implies={"build": W(r"compila|compilou")},
     pseudo=W(
         r"sem (?:erros?|falhas?|avisos?|problemas?)|não (?:reporta|mostra|tem|há|dá) (?:erros?|falhas?|avisos?|"
-        r"problemas?)|não reclama|nenhuma falha|nenhum erro|zero (?:erros|falhas)|nenhum teste falha"
+        r"problemas?)|não reclama|nenhuma falha|nenhum erro|"
+        r"sem nenhum (?:erro|aviso|problema)|zero (?:erros|falhas)|nenhum teste falha"
     ),
     self_claim=W(r"testei|feito e testado|testado e funcionando|verificado e funcionando"),
     negation=W(r"não|nunca|nenhum|nenhuma|nem|sem|ainda não|tampouco"),
     failure=W(r"falh(?:a|am|ou|aram|ando|ava|avam|as)|quebrad[oa]s?|erros?|timeout"),
     failure_attributive=W(r"(?:o )?teste que falhava"),
-    partial=W(r"a maioria|maioria|alguns|algumas|quase todos|exceto|menos|salvo"),
+    partial=W(r"a maioria|maioria|alguns|algumas|quase todos|quase|exceto|menos|salvo|à exceção|com exceção"),
     hedge=W(
-        r"deve|devem|deveria|deveriam|espero|provavelmente|talvez|pode|podem|podem passar|acho que|parece|"
+        r"deve|devem|deveria|deveriam|deverá|deverão|"
+        r"espero|provavelmente|talvez|pode|podem|podem passar|acho que|parece|"
         r"possivelmente"
     ),
     future=W(r"vou|vamos|em seguida|amanhã|depois|voltarão|passarão|será|serão|irei"),
@@ -34,7 +36,8 @@ LEXICON = Lexicon(
     imperative=W(r"rode|roda|execute|executa|confira|verifique|certifique-se|confirmar|confirme|por favor"),
     instruction=W(r"confira se|verifique se|confirmar que|certifique-se|por favor|é preciso"),
     reported=W(
-        r"segundo|de acordo com|disse|diz|dizem|o usuário|ontem|semana passada|na semana passada|"
+        r"segundo|de acordo com|disse|diz|dizem|o usuário|ontem|ontem à noite|na sua máquina|"
+        r"(?:você|tu) (?:comentou|disse|mencionou|comentaste|disseste)|semana passada|na semana passada|"
         r"antes da minha mudança|"
         r"noturno|descrição do pr|anteriormente"
     ),
