@@ -240,6 +240,8 @@ class Analysis:
 _SEVERITY = {"watches": 0, "writes": 1, "publishes": 2}
 _DOING = {"writes": "rewrites files (its argument says so)", "publishes": "publishes (its argument says so)"}
 _VERB = lazy(r"^[a-z][a-z:_-]*$")
+# Programs that run a script file named after them (`python tools/run.py test`); `go run` and friends are read too.
+_INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "bash", "sh", "pwsh", "powershell", "php"})
 _FILTERS = frozenset({"--filter", "-F", "-w", "--workspace", "workspace"})
 
 
@@ -477,6 +479,14 @@ class Reader:
                     continue
                 self._read_reference(entry, extra, key, command, exported, into, skip, depth, ci)
                 continue
+            # a PowerShell script before `./build` is read by its name alone
+            ps1 = self._told_to_check(tokens, rel, powershell_only=True)
+            if ps1 is not None and key is not None and not (command.failure_ignored or command.condition):
+                env = _env_dependent(command, exported)
+                into.runs.append(
+                    Run(key, ps1[0], join_words(list(tokens[:3])), command.text, ps1[1], env, False, depth, True)
+                )
+                continue
             identified = identify(tokens)
             if isinstance(identified, NotEvidence):
                 if identified.effect in ("writes", "publishes", "watches"):
@@ -507,6 +517,14 @@ class Reader:
                 continue
             if self._told_to_write(tokens, command, into):
                 continue
+            told = self._told_to_check(tokens, rel)
+            if told is not None and key is not None and not (command.failure_ignored or command.condition):
+                kind, full = told
+                env = _env_dependent(command, exported)
+                into.runs.append(
+                    Run(key, kind, join_words(list(tokens[:3])), command.text, full, env, False, depth, True)
+                )
+                continue
             into.unknown.append(command.text)
 
     def _configured_to_write(self, found: Identified, tokens: tuple[str, ...], cwd: str | None) -> str | None:
@@ -526,6 +544,45 @@ class Reader:
             return False
         into.effect = _worse(into.effect, NotEvidence(f"`{command.text}` {_DOING[said]}", cast(Effect, said)))
         return True
+
+    def _told_to_check(
+        self, tokens: tuple[str, ...], cwd: str | None, *, powershell_only: bool = False
+    ) -> tuple[Kind, bool] | None:
+        """The project's own program told a check by its verb (`go run _scripts/make.go test -v`, `./x.py test`,
+        `python tools/run.py lint`), or a PowerShell script by its switch (`./build.ps1 -Test`): (the kind, full
+        when no further word narrows it), or None. The program is a file of the repository, run directly or by an
+        interpreter; the kind rests on that one word (a `named` run)."""
+        if cwd is None or not tokens:
+            return None
+        at = 0
+        if tokens[0] in _INTERPRETERS:
+            at = 1
+        elif tokens[:2] in (("go", "run"), ("deno", "run"), ("bun", "run")):
+            at = 2
+        if len(tokens) <= at or tokens[at].startswith("-"):
+            return None
+        program = tokens[at]
+        if not ("/" in program or "." in program) or not self.c.is_file(
+            posixpath.normpath(posixpath.join(cwd, program))
+        ):
+            return None
+        powershell = program.lower().endswith(".ps1")
+        if powershell_only and not powershell:
+            return None
+        after = tokens[at + 1 :]
+        if powershell:
+            switches = [w[1:] for w in after if w.startswith("-") and w[1:2].isalpha()]
+            said = script_kind(switches[0].lower()) if switches else None
+            if said not in KINDS:
+                return None
+            return cast(Kind, said), len(after) == 1
+        words = [word for word in after if not word.startswith("-")]
+        if not words or not _VERB.match(words[0]):
+            return None
+        said = script_kind(words[0])
+        if said not in KINDS:
+            return None
+        return cast(Kind, said), len(words) == 1
 
     def args_target(self, candidate: Candidate, depth: int = 0) -> str:
         """The command a run's extra arguments reach: a package script's (and composer, hatch, pdm, just) last
@@ -786,7 +843,11 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
         umbrella = bool(candidate.name) and name_stem(candidate.name.lower()) in _UMBRELLAS
         if named and (said not in KINDS or umbrella) and by_name is None:
             decided.kind = named[0] if len(named) == 1 else "check"  # `default: spec rubocop`: what it runs says
-            decided.weak = not all(r.depth == 0 and r.reference for r in analysis.runs)
+            # strong when it runs entry points, or when the contributor docs spell a project program's own verb
+            # (`./build -Test`, `go run make.go test`): the maintainers' word says what it is
+            decided.weak = not all(
+                r.depth == 0 and (r.reference or (r.named and candidate.origin == "docs")) for r in analysis.runs
+            )
         elif by_name in ("writes", "publishes", "watches"):
             what = {"writes": "rewrites files", "publishes": "publishes", "watches": "never finishes"}[by_name]
             reason = f"its name says it {what}, and its body does not show otherwise"
@@ -1337,7 +1398,7 @@ def _command(group_: Group, reader: Reader, *, provisional: bool = False) -> Ver
             spellings.append(_from(cwd, member.candidate.cwd, spelling))
         run = _single_run(member)
         if run is not None and not _PLACEHOLDERS.search(run.text) and not _WORKSPACE_FILTER.search(run.text):
-            spellings.append(_from(cwd, run.key[0], run.text))
+            spellings.append(_from(cwd, _spelled_at(reader, run, member.candidate.cwd), run.text))
         for source in (member.candidate.source, *member.ci_runs):
             if source != best.candidate.source and source not in also:
                 also.append(source)
@@ -1377,6 +1438,13 @@ def _command(group_: Group, reader: Reader, *, provisional: bool = False) -> Ver
     )
 
 
+def _spelled_at(reader: Reader, run: Run, cwd: str) -> str:
+    """Where `run.text` is spelled from: `cwd` when its own words reach the run's directory from there (`ctest
+    --test-dir build`, `make -C sub test`), else the run's directory (the part after `cd build &&`)."""
+    reached = [_relative(invocation.cwd, reader.root) for invocation, _ in reader.invocations(run.text, cwd)]
+    return cwd if reached == [run.key[0]] else run.key[0]
+
+
 def _from(cwd: str, member_cwd: str, spelling: str) -> str:
     """A spelling made at `member_cwd`, as typed from `cwd`."""
     if member_cwd == cwd:
@@ -1412,7 +1480,8 @@ def _names_an_absent_path(c: Collector, line: str, cwd: str) -> bool:
     if set(PurePosixPath(head).parts[:-1]) & _MADE_DIRS:
         return False  # installed or built before it runs (`vendor/bin/phpunit`, `build/tests/all`)
     rel = posixpath.normpath(head if cwd in ("", ".") else f"{cwd}/{head}")
-    return not rel.startswith("..") and not c.exists(rel)
+    # PowerShell runs `./build` as `build.ps1`
+    return not rel.startswith("..") and not c.exists(rel) and not c.is_file(f"{rel}.ps1")
 
 
 # Directories a fresh checkout does not hold until dependencies are installed or the project is built.
@@ -1472,7 +1541,9 @@ def _docs_candidates(c: Collector, reader: Reader) -> list[Decided]:
             continue
         # naming an entry point (`nr test-e2e`) is naming that check: it takes the entry point's name and kind
         name = named[0].name if named is not None else ""
-        candidate = Candidate(run.text, run.key[0], source, "docs", name=name, body=(run.text,))
+        # Spelled where the docs run it when the run's own words reach its directory (`ctest --test-dir build`),
+        # else where the run happens (the part after `cd build &&`).
+        candidate = Candidate(run.text, _spelled_at(reader, run, cwd), source, "docs", name=name, body=(run.text,))
         item = decide(reader, candidate)
         if item.kind is None or item.set_aside is not None:
             continue

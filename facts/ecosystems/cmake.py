@@ -26,9 +26,30 @@ CTEST = Runner(
 )
 
 
+# `cmake --build DIR`: builds every default target of a configured tree; `--target T` builds part of it.
+CMAKE_BUILD = Runner(
+    "cmake",
+    "build",
+    opts("--build --config -j --parallel --target -t --preset --resolve-package-references"),
+    opts("--target -t"),
+    positionals="never",
+    whole_scope=frozenset(),
+    neutral=opts("-j --parallel -v --verbose --config --clean-first"),
+)
+
+
 @tool("ctest")
 def _ctest(tokens: tuple[str, ...]) -> Identification:
     return Identified(CTEST, 1, "test", "ctest")
+
+
+@tool("cmake")
+def _cmake(tokens: tuple[str, ...]) -> Identification:
+    """`cmake --build DIR` (or `--build --preset NAME`) is the build; configuring (`cmake -S . -B build`),
+    `--install` and `-P script` are not checks."""
+    if tokens[1:2] == ("--build",) and len(tokens) > 2:
+        return Identified(CMAKE_BUILD, 1, "build", "cmake --build")
+    return None
 
 
 ECOSYSTEM = Ecosystem(

@@ -22,14 +22,17 @@ REBAR3_TEST = Runner(
 
 @tool("rebar3")
 def _rebar3(tokens: tuple[str, ...]) -> Identification:
-    args = tokens[1:]
+    # `rebar3 as PROFILE[,PROFILE] TASK`: the profile (`test`, `release`, `prod`) chooses settings, not the task
+    skip = 2 if tokens[1:2] == ("as",) and len(tokens) > 3 else 0
+    args = tokens[1 + skip :]
+    head = 2 + skip
     if args[:1] in (("eunit",), ("ct",)):
-        return Identified(REBAR3_TEST, 2, "test", f"rebar3 {args[0]}")
+        return Identified(REBAR3_TEST, head, "test", f"rebar3 {args[0]}")
     if args[:1] == ("do",) and any(a.strip(",") in ("eunit", "ct") for a in args[1:]):
         return Identified(REBAR3_TEST, len(tokens), "test", "rebar3 do")
     if args[:1] in (("dialyzer",), ("xref",)):
-        return Identified(REBAR3_TEST, 2, "typecheck" if args[0] == "dialyzer" else "lint", f"rebar3 {args[0]}")
-    return Identified(REBAR3_TEST, 2, "build", "rebar3 compile") if args[:1] == ("compile",) else None
+        return Identified(REBAR3_TEST, head, "typecheck" if args[0] == "dialyzer" else "lint", f"rebar3 {args[0]}")
+    return Identified(REBAR3_TEST, head, "build", "rebar3 compile") if args[:1] == ("compile",) else None
 
 
 ECOSYSTEM = Ecosystem(

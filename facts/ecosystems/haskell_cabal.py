@@ -1,4 +1,4 @@
-"""Haskell with Cabal: a `.cabal` file or `cabal.project`; `cabal test` (every test suite of the project)."""
+"""Haskell with Cabal: a `.cabal` file or `cabal.project`; `cabal test all` (every test suite of the project)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,13 @@ ECOSYSTEM = Ecosystem(
     manifest_globs=("*.cabal",),
     lockfiles=(("cabal.project.freeze", "cabal"),),
     package_manager="cabal",
-    conventions=(Convention("test", "cabal test", spellings=("cabal test all",)), Convention("build", "cabal build")),
+    conventions=(
+        # `all`: every package of the project. A bare `cabal test` runs only the package in the current directory,
+        # which in a multi-package `cabal.project` (the library at the root, its tests in a package beside it) is
+        # not the suite; in a one-package project both are the same run.
+        Convention("test", "cabal test all", spellings=("cabal test",)),
+        Convention("build", "cabal build all", spellings=("cabal build",)),
+    ),
     vocabulary=Vocabulary(
         runners=("cabal",),
         narrowing=("a target (`pkg:test:unit`)", "--test-options / --test-option (a tasty -p or hspec -m filter)"),

@@ -20,7 +20,7 @@ def _rscript(tokens: tuple[str, ...]) -> Identification:
     code = " ".join(tokens[i + 1] for i, t in enumerate(tokens[:-1]) if t in ("-e", "--expr"))
     if "check(" in code and ("devtools::" in code or "rcmdcheck::" in code):
         return Identified(_FULL, len(tokens), "check", "devtools::check")
-    if "test(" in code or "test_local(" in code or "test_file(" in code:
+    if "test(" in code or any(call in code for call in ("test_local(", "test_file(", "test_active_file(", "test_dir(")):
         if any(call in code for call in _NARROWING_CALLS):
             return Identified(_NARROWED, len(tokens) - 1, "test", "devtools::test")
         return Identified(_FULL, len(tokens), "test", "devtools::test")

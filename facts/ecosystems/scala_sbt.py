@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from freshpass.facts.tools.base import Identification, Identified, Runner, opts, tool
 
 from . import _summaries
@@ -14,7 +16,10 @@ SBT = Runner("sbt", "test", opts("-J -D --client -java-home"), frozenset(), posi
 def _sbt(tokens: tuple[str, ...]) -> Identification:
     """sbt's arguments are commands run in order: `sbt clean test` is the whole suite; `sbt "testOnly *Spec"`,
     `sbt testQuick` and `sbt "project core" test` run part of it."""
-    commands = [t.split()[0] for t in tokens[1:] if not t.startswith("-") and t.split()]
+    # sbt 1's slash syntax may be spaced (`"core / Test / testOnly X"`); `+task` runs it for every Scala version of
+    # the build (the whole cross-build: still the full task); `++2.13.12` picks one version and reads as neutral.
+    words = [re.sub(r"\s*/\s*", "/", t).split() for t in tokens[1:] if not t.startswith("-")]
+    commands = [w[0].lstrip("+") for w in words if w and not w[0].startswith("++")]
     if any(
         c.rsplit("/", 1)[-1] in ("testOnly", "testQuick") or c == "project" or c.endswith("/test") for c in commands
     ):

@@ -67,6 +67,9 @@ _PROMPT = lazy(r"^\s*(?:\$|>|%|❯|#)\s+(.+)$")
 _SHELL_BLOCKS = frozenset(
     {"", "sh", "bash", "shell", "console", "shell-session", "zsh", "fish", "text", "terminal", "cmd"}
 )
+# PowerShell blocks: their paths use `\` (`.\build.ps1`), which PowerShell also accepts as `/`; read as shell lines
+# with the separators turned, the project's own scripts among them are understood (cmdlets are no check).
+_POWERSHELL_BLOCKS = frozenset({"powershell", "pwsh", "ps1", "ps"})
 _MAX_LINES = 4000
 # Positions of what a sub-project's own README says start here: below, the root's contributor documents.
 PACKAGE_DOCS = 500_000
@@ -306,9 +309,11 @@ def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, 
             heading_dir = _directory(c, block.text, base)
             prose = block.text
         elif block.kind == "code":
-            if block.language in _SHELL_BLOCKS and not _is_listing(block.lines):
+            powershell = block.language in _POWERSHELL_BLOCKS
+            if (block.language in _SHELL_BLOCKS or powershell) and not _is_listing(block.lines):
                 cwd = _directory(c, prose, base) or heading_dir or base
-                for command, comment in _block_commands(list(block.lines)):
+                lines = [line.replace("\\", "/") for line in block.lines] if powershell else list(block.lines)
+                for command, comment in _block_commands(lines):
                     found.append((command, cwd, bool(_FULL_SAID.search(comment or prose))))
         else:
             for line in block.text.splitlines():

@@ -24,6 +24,11 @@ _opts = opts
 
 _PYTHON = re.compile(r"(python|pypy)(\d+(\.\d+)?)?|py")
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_POWERSHELLS = frozenset({"pwsh", "powershell", "pwsh.exe", "powershell.exe"})
+_POWERSHELL_VALUE = frozenset(
+    {"-executionpolicy", "-ep", "-workingdirectory", "-wd", "-configurationname", "-settingsfile", "-outputformat",
+     "-of", "-inputformat", "-if", "-windowstyle", "-version", "-psconsolefile"}
+)  # fmt: skip
 _ELEVATE = frozenset({"sudo", "doas", "su", "pkexec", "run0"})
 _TRANSPARENT = frozenset({"command", "builtin", "noglob", "nohup", "exec", "unbuffer", "chronic"})
 _BIN_DIRS = frozenset({"bin", ".bin", "Scripts"})
@@ -82,6 +87,18 @@ def _resolve_program(word: str, root: Path | None) -> str:
         return path.name
     while word.startswith("./"):
         word = word[2:].lstrip("/")
+    return word
+
+
+def _powershell_script(word: str, cwd: Path | None) -> str:
+    """PowerShell runs `./build` as `build.ps1` when only that file is there: both spell the one script."""
+    if cwd is None or not word.startswith(("./", ".\\")) or "." in PurePosixPath(word).name:
+        return word
+    try:
+        if not (cwd / word).exists() and (cwd / f"{word}.ps1").is_file():
+            return f"{word}.ps1"
+    except (OSError, ValueError):
+        pass
     return word
 
 
@@ -149,7 +166,7 @@ def normalise(words: tuple[str, ...], cwd: Path | None, root: Path | None = None
             args = args[1:]
         if not args:
             return None
-        head = _resolve_program(args[0], root)
+        head = _resolve_program(_powershell_script(args[0], cwd), root)
         base = PurePosixPath(head).name
         rest = args[1:]
         if base in _ELEVATE:
@@ -231,6 +248,20 @@ def normalise(words: tuple[str, ...], cwd: Path | None, root: Path | None = None
                 i += 2 if token in _PYTHON_VALUE else 1
             else:
                 return None if not rest else Rejected("an interactive Python interpreter is not a check")
+            continue
+        if base in _POWERSHELLS:
+            i = 0
+            while i < len(rest) and rest[i].startswith("-"):
+                option = rest[i].lower()
+                if option in ("-command", "-c", "-encodedcommand", "-e", "-ec"):
+                    return Rejected("inline PowerShell (`pwsh -Command`) is not a recognised check")
+                if option in ("-file", "-f"):
+                    i += 1
+                    break
+                i += 2 if option in _POWERSHELL_VALUE else 1
+            if i >= len(rest):
+                return None if not rest else Rejected("an interactive PowerShell is not a check")
+            args = rest[i:]  # `pwsh -NoProfile ./build.ps1 -Test`: the script is the program
             continue
         if base in ("ruby", "php"):
             inline = "-e" if base == "ruby" else "-r"

@@ -371,6 +371,87 @@ CASES: dict[str, Case] = {
         files={"Makefile": "test:\n\tPYTHONPATH=$$(pwd)/src pytest\n"},
         primary={"test": "make test"},
     ),
+    # -- the project's own program told a check by its verb or switch -------------------------------------------
+    "make-target-running-the-projects-own-build-program": Case(
+        files={
+            "go.mod": "module example.com/x\n\ngo 1.22\n",
+            "_scripts/make.go": "package main\n\nfunc main() {}\n",
+            "Makefile": ".DEFAULT_GOAL=test\n\nbuild:\n\t@go run _scripts/make.go build\n\n"
+            "test: vet\n\t@go run _scripts/make.go test -v\n\nvet:\n\t@go vet ./...\n\n"
+            "vendor:\n\t@go run _scripts/make.go vendor\n",
+            "CONTRIBUTING.md": "Run the tests with `make test`.\n",
+        },
+        primary={"test": "make test", "build": "make build", "lint": "make vet"},
+        lines=[("make test", ".", True, "full"), ("make", ".", True, "full")],
+        not_proposed=["make vendor"],
+    ),
+    "powershell-build-script-with-a-test-switch": Case(
+        files={
+            "App.sln": "Microsoft Visual Studio Solution File\n",
+            "build.ps1": "param([switch]$Test)\n",
+            "README.md": "## Tests\n\nIn the root folder, run:\n\n```powershell\n./build -Test\n```\n",
+        },
+        primary={"test": "./build -Test"},
+        lines=[
+            ("./build -Test", ".", True, "full"),
+            ("./build.ps1 -Test", ".", True, "full"),
+            ("pwsh -NoProfile -File ./build.ps1 -Test", ".", True, "full"),
+            ('pwsh -Command "./build.ps1 -Test"', ".", False, None),
+        ],
+    ),
+    "a-config-file-option-is-no-program": Case(
+        files={
+            "Makefile": "test:\n\tprove -l t\n",
+            "t/basic.t": "use Test::More; ok(1); done_testing;\n",
+            "dev/compose.yml": "services: {}\n",
+            "DEVELOPERS.md": "Build the image:\n\n```\ndocker-compose -f dev/compose.yml build\n```\n",
+        },
+        not_proposed=["docker-compose -f dev/compose.yml build"],
+    ),
+    # -- build directories named by the run's own options -----------------------------------------------------
+    "ctest-test-dir-and-cmake-build-in-the-docs": Case(
+        files={
+            "CMakeLists.txt": "cmake_minimum_required(VERSION 3.20)\nproject(x)\nenable_testing()\n",
+            "docs/contributing.md": "Build and test:\n\n```\ncmake -B debug-build -S .\ncmake --build debug-build\n"
+            "ctest -j 4 --output-on-failure -C Debug --test-dir debug-build\n```\n",
+        },
+        primary={
+            "test": "ctest -j 4 --output-on-failure -C Debug --test-dir debug-build",
+            "build": "cmake --build debug-build",
+        },
+        lines=[
+            ("ctest -j 4 --output-on-failure -C Debug --test-dir debug-build", ".", True, "full"),
+            ("ctest -j 4 --output-on-failure -C Debug --test-dir debug-build -R Approval", ".", True, "targeted"),
+            ("cmake --build debug-build", ".", True, "full"),
+            ("cmake --build debug-build --target one_test", ".", True, "targeted"),
+        ],
+    ),
+    # -- ecosystem spellings -----------------------------------------------------------------------------------
+    "cabal-project-of-several-packages": Case(
+        files={
+            "cabal.project": "packages: . lib-tests\n",
+            "lib.cabal": "name: lib\nversion: 0\n",
+            "lib-tests/lib-tests.cabal": "name: lib-tests\nversion: 0\ntest-suite tests\n",
+        },
+        primary={"test": "cabal test all", "build": "cabal build all"},
+        lines=[("cabal test all", ".", True, "full"), ("cabal build all", ".", True, "full")],
+    ),
+    "sbt-cross-build-and-spaced-slash-syntax": Case(
+        files={"build.sbt": 'lazy val core = project\nlazy val root = (project in file(".")).aggregate(core)\n'},
+        primary={"test": "sbt test"},
+        lines=[
+            ("sbt +test", ".", True, "full"),
+            ('sbt "core / Test / testOnly x.FooSpec"', ".", True, "targeted"),
+        ],
+    ),
+    "r-testthat-active-file": Case(
+        files={
+            "DESCRIPTION": "Package: p\nVersion: 0.1\n",
+            "tests/testthat/test-a.R": "test_that('a', expect_true(TRUE))\n",
+        },
+        primary={"test": "Rscript -e 'devtools::test()'"},
+        lines=[("Rscript -e \"devtools::test_active_file('R/a.R')\"", ".", True, "targeted")],
+    ),
 }
 
 
