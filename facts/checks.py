@@ -477,7 +477,10 @@ class Reader:
                     extra = tokens[tokens.index("--") :]  # `nox -s tests -- -k x`: the key leaves the person's own out
                 if entry.body is None and entry.kind is None and self._told_to_write(tokens, command, into):
                     continue
+                before = len(into.runs)
                 self._read_reference(entry, extra, key, command, exported, into, skip, depth, ci)
+                if invocation.wrapper_args:  # `TEST_FILTER=x make test`: the environment selects part of it
+                    into.runs[before:] = [replace(run, full=False) for run in into.runs[before:]]
                 continue
             # a PowerShell script before `./build` is read by its name alone
             ps1 = self._told_to_check(tokens, rel, powershell_only=True)

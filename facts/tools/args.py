@@ -81,6 +81,10 @@ class Narrowing:
         return bool(self.reasons)
 
 
+_EVERY_FILE = re.compile(r"^(?:\./)?\*\*/\*(\.[\w+-]+)?$")
+_HERE_FILES = re.compile(r"^(?:\./)?\*(\.[\w+-]+)$")
+
+
 def narrowing_of(
     args: tuple[str, ...],
     identified: Identified | None,
@@ -98,6 +102,8 @@ def narrowing_of(
     i = 0
     after_separator: tuple[str, ...] = ()
     first_positional = True
+    # `./**/*.zig` (every file of a type, from here down) is the whole tree, and so is `./*.zig` beside it
+    every = {glob.group(1) for token in args if (glob := _EVERY_FILE.match(token))}
     while i < len(args):
         token = args[i]
         if token == "--":
@@ -128,6 +134,10 @@ def narrowing_of(
             i += 1
             continue  # `vitest run`: a subcommand, not a filter
         first_positional = False
+        here = _HERE_FILES.match(token)
+        if _EVERY_FILE.match(token) or (here and here.group(1) in every):
+            i += 1
+            continue
         if _positional_narrows(token, runner, cwd, root):
             found.reasons.append(f"argument {token}")
         i += 1

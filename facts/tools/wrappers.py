@@ -161,7 +161,7 @@ def normalise(words: tuple[str, ...], cwd: Path | None, root: Path | None = None
             updating = updating_assignment(args[0])
             if updating is not None and len(args) > 1:
                 return Rejected(f"`{updating}` makes the run rewrite the files it checks against", writes=True)
-            if len(args) > 1 and _narrowing_assignment(args[0], cwd, root):
+            if len(args) > 1 and (_narrowing_assignment(args[0], cwd, root) or _selecting_assignment(args[0])):
                 env_narrowing.append(args[0])
             args = args[1:]
         if not args:
@@ -411,6 +411,19 @@ def normalise(words: tuple[str, ...], cwd: Path | None, root: Path | None = None
     if env_narrowing and isinstance(found, list):
         return [replace(i, wrapper_args=(*i.wrapper_args, *env_narrowing)) for i in found]
     return found
+
+
+def _selecting_assignment(word: str) -> bool:
+    """`TEST_FILTER="WebApi" make test`: a variable whose name says it selects, given a value, as `make` reads it
+    from the environment too (the same rule as `make test TESTS=x`)."""
+    from freshpass.facts.ecosystems.registry import narrowing_env
+
+    from .args import _SELECTING_VARIABLE
+
+    name, _, value = word.partition("=")
+    if name in narrowing_env():
+        return False  # a runner's own options variable (`PYTEST_ADDOPTS`): its value is read as those options
+    return bool(value.strip("'\" ")) and bool(_SELECTING_VARIABLE.search(name.upper()))
 
 
 def _narrowing_assignment(word: str, cwd: Path | None, root: Path | None) -> bool:

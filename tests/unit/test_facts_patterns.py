@@ -408,6 +408,33 @@ CASES: dict[str, Case] = {
         },
         not_proposed=["docker-compose -f dev/compose.yml build"],
     ),
+    "zig-fmt-check-over-every-file": Case(
+        files={
+            "build.zig": 'const std = @import("std");\n',
+            "src/main.zig": "pub fn main() void {}\n",
+            "CONTRIBUTING.md": "Lint:\n\n```\nzig fmt --check ./*.zig ./**/*.zig\n```\n",
+        },
+        primary={"lint": "zig fmt --check ./*.zig ./**/*.zig"},
+        lines=[
+            ("zig fmt --check ./*.zig ./**/*.zig", ".", True, "full"),
+            ("zig fmt --check src/main.zig", ".", True, "targeted"),
+            ("zig fmt --check ./*.zig", ".", True, "targeted"),
+        ],
+    ),
+    "a-selecting-variable-in-the-environment-of-make": Case(
+        files={
+            "build.zig": 'const std = @import("std");\n',
+            "Makefile": "test:\n\t@TEST_FILTER='${F}' zig build test\n",
+            "CONTRIBUTING.md": 'Run `make test`, or one test with `TEST_FILTER="parser" make test`.\n',
+        },
+        primary={"test": "make test"},
+        not_proposed=['TEST_FILTER="parser" make test'],
+        lines=[
+            ('TEST_FILTER="parser" make test', ".", True, "targeted"),
+            ("TEST_VERBOSE=true make test", ".", True, "full"),
+            ("make test", ".", True, "full"),
+        ],
+    ),
     # -- build directories named by the run's own options -----------------------------------------------------
     "ctest-test-dir-and-cmake-build-in-the-docs": Case(
         files={
