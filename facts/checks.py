@@ -91,6 +91,7 @@ def _name_says(name: str) -> Kind | None:
 _CI_FLAVOURED = lazy(r"(^|[:_-])(ci|cibuild|coverage-ci|ci-check.*|github|gha|junit|report)($|[:_-])")
 # A script kept for CI (`ci/test.sh`, `.ci/run-tests`): what CI runs, not a contributor's entry point.
 _CI_SCRIPT = lazy(r"^\.?ci/[^/]+$")
+_CI_NAMED = lazy(r"(^|[.:_-])ci($|[.:_-])")
 _MAX_DEPTH = 6
 _MAX_COMMANDS = 2000  # per candidate, references included
 _MAX_SCRIPT_BYTES = 256 * 1024
@@ -831,6 +832,8 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
         # what its tools are, and what the entry points it runs are called (`rake spec` beside rubocop)
         kinds = list(dict.fromkeys([*known, *analysis.kinds()]))
         decided.kind = said if said in kinds else (kinds[0] if len(kinds) == 1 else "check")
+        if len(kinds) > 1 and candidate.name and _CI_NAMED.search(candidate.name.lower()):
+            decided.kind = "check"  # `test.ci`, `ci-test` running lint, types and tests: what CI runs, the umbrella
         mute = candidate.name and said is None and script_kind(candidate.name) is None and not candidate.default
         several = len({r.key for r in analysis.runs}) > 1 and len(set(analysis.kinds())) > 1
         if mute and candidate.origin == "local" and (analysis.unknown or several):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from freshpass.facts.tools.base import Identification, Identified, Runner, formatter, opts, tool, watches
+import re
+
+from freshpass.facts.signals.base import Candidate, Collector, Package
+from freshpass.facts.tools.base import Identification, Identified, Runner, formatter, opts, tool, watches, writes
 from freshpass.facts.tools.generic import LINT_PATHS, TYPECHECK_PATHS
 
 from . import _summaries
-from .base import Convention, Ecosystem, Vocabulary
+from .base import Convention, Ecosystem, Vocabulary, present_manifest, read_conventions
 
 MIX_TEST = Runner(
     "mix",
@@ -29,11 +32,115 @@ def _mix(tokens: tuple[str, ...]) -> Identification:
         return Identified(MIX_TEST, 2, "test", "mix test")
     if sub == "format":
         return formatter("mix format", args[1:], check=("--check-formatted",), head=2)
+    if sub == "deps.unlock":  # `--check-unused` fails on a lockfile entry nothing uses; without it, it unlocks
+        if "--check-unused" in args:
+            return Identified(LINT_PATHS, 2, "lint", "mix deps.unlock --check-unused")
+        return writes("`mix deps.unlock` rewrites mix.lock")
     if sub == "credo":
         return Identified(LINT_PATHS, 2, "lint", "mix credo")
     if sub == "dialyzer":
         return Identified(TYPECHECK_PATHS, 2, "typecheck", "mix dialyzer")
     return Identified(MIX_TEST, 2, "build", "mix compile") if sub == "compile" else None
+
+
+# -- mix aliases: the project's own entry points (`mix test.ci`), declared in mix.exs ----------------------------------
+
+_ALIASES = re.compile(r"\bdefp?\s+aliases\b[^\n]*?\bdo\b|\baliases:\s*(?=\[)")
+_KEY = re.compile(r'\s*(?:"([^"\\#]{1,80})"|([a-z_][\w.!?]{0,80})):\s*')
+_MAX_ALIASES = 200
+
+
+def _balanced(text: str, start: int) -> int:
+    """The index just after the `]` closing the `[` at `start` (strings skipped), or -1."""
+    depth, i, quoted = 0, start, False
+    while i < len(text):
+        ch = text[i]
+        if quoted:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+def _top_level(items: str) -> list[str]:
+    """`items` (the inside of a list) split at its top-level commas."""
+    out, depth, quoted, current = [], 0, False, []
+    i = 0
+    while i < len(items):
+        ch = items[i]
+        if quoted:
+            current.append(ch)
+            if ch == "\\" and i + 1 < len(items):
+                current.append(items[i + 1])
+                i += 1
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+            current.append(ch)
+        elif ch in "[({":
+            depth += 1
+            current.append(ch)
+        elif ch in "])}":
+            depth -= 1
+            current.append(ch)
+        elif ch == "," and depth == 0:
+            out.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+        i += 1
+    if "".join(current).strip():
+        out.append("".join(current).strip())
+    return out
+
+
+def _task(element: str) -> str:
+    """A mix task an alias element names (`"credo --strict"`), or the element as written (a function, an
+    interpolated string), which reads as no check."""
+    literal = re.fullmatch(r'"((?:[^"\\#]|\\.)*)"', element.strip())
+    return f"mix {literal.group(1)}" if literal else element.strip()
+
+
+def mix_aliases(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The aliases a mix.exs declares: (name, the mix commands it runs, in order)."""
+    found = _ALIASES.search(text)
+    if found is None:
+        return []
+    start = text.find("[", found.end())
+    end = _balanced(text, start) if start >= 0 else -1
+    if end < 0:
+        return []
+    aliases: list[tuple[str, tuple[str, ...]]] = []
+    for entry in _top_level(text[start + 1 : end - 1])[:_MAX_ALIASES]:
+        key = _KEY.match(entry)
+        if key is None:
+            continue
+        value = entry[key.end() :].strip()
+        elements = _top_level(value[1:-1]) if value.startswith("[") and value.endswith("]") else [value]
+        aliases.append((key.group(1) or key.group(2), tuple(_task(e) for e in elements if e)))
+    return aliases
+
+
+def _read(c: Collector, package: Package) -> None:
+    manifest = present_manifest(c, ECOSYSTEM, package.cwd)
+    if manifest is None:
+        return
+    read_conventions(c, package, ECOSYSTEM, manifest)
+    for name, body in mix_aliases(c.read_text(manifest) or ""):
+        command, source = f"mix {name}", f"{manifest}#aliases.{name}"
+        c.entry(command, package.cwd, source, body, name)
+        c.add(Candidate(command, package.cwd, source, "local", name=name, body=body))
 
 
 ECOSYSTEM = Ecosystem(
@@ -51,5 +158,6 @@ ECOSYSTEM = Ecosystem(
         test_dirs=("test",),
     ),
     summary=_summaries.exunit,
+    read=_read,
     docs="https://hexdocs.pm/mix/Mix.Tasks.Test.html",
 )

@@ -435,6 +435,22 @@ CASES: dict[str, Case] = {
             ("make test", ".", True, "full"),
         ],
     ),
+    "mix-alias-running-every-check": Case(
+        files={
+            "mix.exs": (
+                "defmodule X.MixProject do\n  use Mix.Project\n\n  def project do\n"
+                '    [app: :x, version: "0.1.0", aliases: aliases()]\n  end\n\n  defp aliases do\n    [\n'
+                '      release: ["cmd git tag v#{@version}", "hex.publish --yes"],\n'
+                '      "test.setup": ["ecto.create --quiet", "ecto.migrate --quiet"],\n'
+                '      "test.ci": [\n        "format --check-formatted",\n        "deps.unlock --check-unused",\n'
+                '        "credo --strict",\n        "test --raise",\n        "dialyzer"\n      ]\n    ]\n  end\nend\n'
+            ),
+            "test/x_test.exs": "defmodule XTest do\n  use ExUnit.Case\nend\n",
+        },
+        primary={"check": "mix test.ci", "test": "mix test"},
+        not_proposed=["mix release", "mix test.setup"],
+        lines=[("mix test.ci", ".", True, "full"), ("mix deps.unlock", ".", False, None)],
+    ),
     # -- build directories named by the run's own options -----------------------------------------------------
     "ctest-test-dir-and-cmake-build-in-the-docs": Case(
         files={
@@ -546,3 +562,20 @@ def test_a_ci_step_running_part_of_a_suite_does_not_stand_in_for_it(tmp_path: Pa
     assert _primary(facts, "test") is None
     assert _primary(facts, "typecheck") == "mypy src"  # a checker given the source directory is the check
     assert ("pytest tests/test_api.py", "narrower") in [(a.command, a.why) for a in facts.set_aside]
+
+
+def test_mix_aliases_are_read_as_written() -> None:
+    from freshpass.facts.ecosystems.elixir import mix_aliases
+
+    text = (
+        'defp aliases do\n  [\n    setup: ["deps.get", &setup_db/1],\n    "test.ci": ["test --raise", "credo"],\n'
+        '    lint: "credo --strict",\n    odd: ["cmd echo \\"a, b\\"", "format"]\n  ]\nend\n'
+    )
+    assert mix_aliases(text) == [
+        ("setup", ("mix deps.get", "&setup_db/1")),
+        ("test.ci", ("mix test --raise", "mix credo")),
+        ("lint", ("mix credo --strict",)),
+        ("odd", ('mix cmd echo \\"a, b\\"', "mix format")),
+    ]
+    assert mix_aliases('defp aliases do\n  [unclosed: ["test"\nend\n') == []
+    assert mix_aliases("no aliases here") == []
