@@ -291,6 +291,8 @@ async def with_shared_receipts(status: Status, current: ContentSnapshot, shared:
     from outside that content (`freshpass.ledger.anchors`: the user's settings, else the project's as the default
     branch has them committed — never the work tree's `facts.shared_trust`). An untrusted workspace reads no
     anchors (no git runs for them) and counts nothing."""
+    if not await asyncio.to_thread(_has_shared_notes, current):
+        return with_shared(status, ())  # nothing shared here: no anchors, no notes to read
     from freshpass.facts.model import SharedTrust
     from freshpass.ledger.anchors import anchors_for
     from freshpass.ledger.notes import shared_for
@@ -300,6 +302,17 @@ async def with_shared_receipts(status: Status, current: ContentSnapshot, shared:
         policy = (await asyncio.to_thread(anchors_for, current, shared.trust)).trust
     reading = await asyncio.to_thread(shared_for, current, policy)
     return with_shared(status, shared.judged(reading.views))
+
+
+def _has_shared_notes(current: ContentSnapshot) -> bool:
+    """Could `current`'s repository hold shared receipts: a git root whose notes ref exists, or cannot be told?"""
+    from freshpass.ledger.git import find_repository, resolve_ref
+    from freshpass.ledger.shared import NOTES_REF
+
+    if not current.is_git:
+        return False
+    repository = find_repository(Path(current.root))
+    return repository is not None and resolve_ref(repository, NOTES_REF) != ""
 
 
 def with_shared(status: Status, views: Sequence[SharedView]) -> Status:

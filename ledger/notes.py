@@ -56,6 +56,7 @@ from freshpass.ledger.git import (
 from freshpass.ledger.shared import (
     MAX_LINE_BYTES,
     MAX_NOTE_BYTES,
+    NOTES_REF,
     LineRejected,
     SharedReceipt,
     SharedView,
@@ -65,7 +66,6 @@ from freshpass.ledger.shared import (
     parse_line,
 )
 
-NOTES_REF = "refs/notes/freshpass"
 THEIRS_REF = "refs/notes/freshpass-theirs"  # the remote's tip, in a private directory only
 TRAILER = "Freshpass-Receipt"
 PUSH_ATTEMPTS = 12

@@ -32,6 +32,7 @@ from freshpass.ledger.summary import TestCounts
 LINE_VERSION = 1
 MAX_LINE_BYTES = 16 << 10  # one receipt; longer lines are skipped unread
 MAX_NOTE_BYTES = 1 << 20  # one content's note; a larger note is not read at all
+NOTES_REF = "refs/notes/freshpass"  # where shared receipts travel (`freshpass.ledger.notes` moves them)
 MAX_SHOWN = 20  # shared receipts a status lists (newest first)
 ACTOR_LABELS = {"ci": "CI", "person": "person", "agent": "agent"}
 

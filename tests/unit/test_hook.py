@@ -270,3 +270,19 @@ def test_transcript_edits_do_not_count_once_a_pass_exists(repo: Path, tmp_path: 
     transcript = transcript_with_edits(tmp_path / "session.jsonl", repo / "src" / "calc.py")
     result = claude_stop(repo, transcript=transcript)
     assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_the_hooks_load_asyncio_without_tls_and_leave_ssl_importable() -> None:
+    code = (
+        "import sys\n"
+        "from freshpass.commands.hook import _asyncio_without_tls\n"
+        "_asyncio_without_tls()\n"
+        "import asyncio.base_events\n"
+        "assert asyncio.base_events.ssl is None, 'asyncio was given ssl'\n"
+        "assert 'ssl' not in sys.modules\n"
+        "import ssl\n"
+        "assert ssl.OPENSSL_VERSION\n"
+        "asyncio.run(asyncio.sleep(0))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
