@@ -241,8 +241,9 @@ class Analysis:
 _SEVERITY = {"watches": 0, "writes": 1, "publishes": 2}
 _DOING = {"writes": "rewrites files (its argument says so)", "publishes": "publishes (its argument says so)"}
 _VERB = lazy(r"^[a-z][a-z:_-]*$")
-# Programs that run a script file named after them (`python tools/run.py test`); `go run` and friends are read too.
-_INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "bash", "sh", "pwsh", "powershell", "php"})
+# Interpreters the wrappers leave in place before a script they run (`perl tools/run.pl test`); python, node, ruby,
+# php, the shells and PowerShell are peeled off by the wrappers already, and `go run` and friends are read here.
+_INTERPRETERS = frozenset({"perl"})
 _FILTERS = frozenset({"--filter", "-F", "-w", "--workspace", "workspace"})
 
 
@@ -484,12 +485,7 @@ class Reader:
                     into.runs[before:] = [replace(run, full=False) for run in into.runs[before:]]
                 continue
             # a PowerShell script before `./build` is read by its name alone
-            ps1 = self._told_to_check(tokens, rel, powershell_only=True)
-            if ps1 is not None and key is not None and not (command.failure_ignored or command.condition):
-                env = _env_dependent(command, exported)
-                into.runs.append(
-                    Run(key, ps1[0], join_words(list(tokens[:3])), command.text, ps1[1], env, False, depth, True)
-                )
+            if self._told_run(tokens, rel, key, command, exported, depth, into, powershell_only=True):
                 continue
             identified = identify(tokens)
             if isinstance(identified, NotEvidence):
@@ -521,13 +517,7 @@ class Reader:
                 continue
             if self._told_to_write(tokens, command, into):
                 continue
-            told = self._told_to_check(tokens, rel)
-            if told is not None and key is not None and not (command.failure_ignored or command.condition):
-                kind, full = told
-                env = _env_dependent(command, exported)
-                into.runs.append(
-                    Run(key, kind, join_words(list(tokens[:3])), command.text, full, env, False, depth, True)
-                )
+            if self._told_run(tokens, rel, key, command, exported, depth, into):
                 continue
             into.unknown.append(command.text)
 
@@ -549,13 +539,36 @@ class Reader:
         into.effect = _worse(into.effect, NotEvidence(f"`{command.text}` {_DOING[said]}", cast(Effect, said)))
         return True
 
+    def _told_run(
+        self,
+        tokens: tuple[str, ...],
+        cwd: str | None,
+        key: Key | None,
+        command: ScriptCommand,
+        exported: set[str],
+        depth: int,
+        into: Analysis,
+        *,
+        powershell_only: bool = False,
+    ) -> bool:
+        """Record the run of a project program told a check (`_told_to_check`); whether there was one."""
+        told = self._told_to_check(tokens, cwd, powershell_only=powershell_only)
+        if told is None or key is None or command.failure_ignored or command.condition:
+            return False
+        env = _env_dependent(command, exported)
+        into.runs.append(
+            Run(key, told[0], join_words(list(tokens[:3])), command.text, told[1], env, False, depth, True)
+        )
+        return True
+
     def _told_to_check(
         self, tokens: tuple[str, ...], cwd: str | None, *, powershell_only: bool = False
     ) -> tuple[Kind, bool] | None:
-        """The project's own program told a check by its verb (`go run _scripts/make.go test -v`, `./x.py test`,
-        `python tools/run.py lint`), or a PowerShell script by its switch (`./build.ps1 -Test`): (the kind, full
-        when no further word narrows it), or None. The program is a file of the repository, run directly or by an
-        interpreter; the kind rests on that one word (a `named` run)."""
+        """The project's own program told a check by its verb (`go run _scripts/make.go test -v`, `deno run
+        tools/ci.ts lint`, `perl tools/run.pl test`), or a PowerShell script by its switch (`./build.ps1 -Test`):
+        (the kind, full when no further word narrows it), or None. The program is a file of the repository, run
+        directly or by an interpreter (a script the reader opens itself, `./x.py`, is read by its body instead);
+        the kind rests on that one word (a `named` run)."""
         if cwd is None or not tokens:
             return None
         at = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from freshpass.facts.signals.base import Candidate, Collector, Package
 from freshpass.facts.tools.base import Identification, Identified, Runner, formatter, opts, tool, watches, writes
@@ -50,59 +51,47 @@ _KEY = re.compile(r'\s*(?:"([^"\\#]{1,80})"|([a-z_][\w.!?]{0,80})):\s*')
 _MAX_ALIASES = 200
 
 
+def _unquoted(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """(index, character) of `text` from `start`, leaving out what sits inside double-quoted strings."""
+    quoted, escaped = False, False
+    for index in range(start, len(text)):
+        ch = text[index]
+        if quoted:
+            quoted = escaped or ch != '"'
+            escaped = not escaped and ch == "\\"
+            continue
+        if ch == '"':
+            quoted = True
+            continue
+        yield index, ch
+
+
 def _balanced(text: str, start: int) -> int:
     """The index just after the `]` closing the `[` at `start` (strings skipped), or -1."""
-    depth, i, quoted = 0, start, False
-    while i < len(text):
-        ch = text[i]
-        if quoted:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                quoted = False
-        elif ch == '"':
-            quoted = True
-        elif ch == "[":
+    depth = 0
+    for index, ch in _unquoted(text, start):
+        if ch == "[":
             depth += 1
         elif ch == "]":
             depth -= 1
             if depth == 0:
-                return i + 1
-        i += 1
+                return index + 1
     return -1
 
 
 def _top_level(items: str) -> list[str]:
     """`items` (the inside of a list) split at its top-level commas."""
-    out, depth, quoted, current = [], 0, False, []
-    i = 0
-    while i < len(items):
-        ch = items[i]
-        if quoted:
-            current.append(ch)
-            if ch == "\\" and i + 1 < len(items):
-                current.append(items[i + 1])
-                i += 1
-            elif ch == '"':
-                quoted = False
-        elif ch == '"':
-            quoted = True
-            current.append(ch)
-        elif ch in "[({":
+    parts, depth, begin = [], 0, 0
+    for index, ch in _unquoted(items):
+        if ch in "[({":
             depth += 1
-            current.append(ch)
         elif ch in "])}":
             depth -= 1
-            current.append(ch)
         elif ch == "," and depth == 0:
-            out.append("".join(current).strip())
-            current = []
-        else:
-            current.append(ch)
-        i += 1
-    if "".join(current).strip():
-        out.append("".join(current).strip())
-    return out
+            parts.append(items[begin:index].strip())
+            begin = index + 1
+    parts.append(items[begin:].strip())
+    return [part for part in parts if part]
 
 
 def _task(element: str) -> str:

@@ -385,6 +385,17 @@ CASES: dict[str, Case] = {
         lines=[("make test", ".", True, "full"), ("make", ".", True, "full")],
         not_proposed=["make vendor"],
     ),
+    "documented-project-program-told-a-verb": Case(
+        files={
+            "deno.json": "{}\n",
+            "tools/ci.ts": "console.log(1)\n",
+            "CONTRIBUTING.md": "Lint with:\n\n```\ndeno run tools/ci.ts lint\n```\n\n"
+            "Release with `deno run tools/ci.ts release`.\n",
+        },
+        primary={"lint": "deno run tools/ci.ts lint"},
+        not_proposed=["deno run tools/ci.ts release"],
+        lines=[("deno run tools/ci.ts lint", ".", True, "full"), ("deno run tools/ci.ts release", ".", False, None)],
+    ),
     "powershell-build-script-with-a-test-switch": Case(
         files={
             "App.sln": "Microsoft Visual Studio Solution File\n",

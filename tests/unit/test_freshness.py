@@ -347,3 +347,31 @@ async def test_a_targeted_failure_or_another_command_does_not_make_a_full_pass_f
         await record_pass(ledger, repo)
         status = await root_status(ledger, str(repo), facts_for(repo))
     assert status.status == "passed" and status.kinds["test"].flaky is None
+
+
+def test_a_repository_without_shared_notes_reads_no_anchors_or_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from freshpass.evidence.status import Status, with_shared_receipts
+    from freshpass.ledger import anchors, notes
+    from freshpass.ledger.shared import SharedOptions
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("x = 1\n")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    current = snapshot(repo)
+    read: list[str] = []
+    real_anchors, real_shared = anchors.anchors_for, notes.shared_for
+    monkeypatch.setattr(anchors, "anchors_for", lambda *a: read.append("anchors") or real_anchors(*a))
+    monkeypatch.setattr(notes, "shared_for", lambda *a: read.append("notes") or real_shared(*a))
+    status = Status(str(repo))
+    assert asyncio.run(with_shared_receipts(status, current, SharedOptions())).shared == ()
+    assert read == []
+    # once the ref exists, both are read
+    (repo / ".git" / "refs" / "notes").mkdir(parents=True)
+    (repo / ".git" / "refs" / "notes" / "freshpass").write_text("0" * 40 + "\n")
+    asyncio.run(with_shared_receipts(status, current, SharedOptions()))
+    assert read == ["anchors", "notes"]
