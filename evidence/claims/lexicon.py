@@ -46,6 +46,8 @@ class Lexicon:
     instruction: str = NEVER  # "check that …", "make sure …", "…してください": anywhere before the success word
     question: str = NEVER  # a question besides one ending in "?"
     reported: str = NEVER  # someone else's words or run, or an older time
+    present: str = NEVER  # a later time that begins after an older one: "before the fix X failed; now all pass"
+    superseded: str = NEVER  # a change made after the run it follows: "it passed, but then I changed the parser"
     transitive: str = NEVER  # another sense of the success word ("pass `None`", "pass a session")
     clause_break: str = NEVER  # conjunctions that end a clause (besides , ; : — and brackets)
     green_subject: str = NEVER  # words that stand for the whole work before "green" ("it", "everything")
@@ -65,7 +67,12 @@ class Lexicon:
         if name.startswith("implies:"):
             kind = name.partition(":")[2]
             return f"{self.implies.get(kind, NEVER)}|{BASE_IMPLIES.get(kind, NEVER)}"
-        shared = {"pseudo": BASE_PSEUDO, "success": BASE_SUCCESS, "failure": BASE_FAILURE}.get(name)
+        shared = {
+            "pseudo": BASE_PSEUDO,
+            "success": BASE_SUCCESS,
+            "failure": BASE_FAILURE,
+            "failure_after": BASE_FAILURE_COUNT,
+        }.get(name)
         own = getattr(self, name)
         return f"{own}|{shared}" if shared else own
 
@@ -104,9 +111,9 @@ BASE_SUCCESS = (
     r"[«\"“]\s*(?:passed|passing|success|succeeded)\s*[»\"”]|"  # a status shown as the tool words it: « passed »
     r"(?<![\w-])passed(?![\w-])"  # and as an English loanword in any language ("все хуки Passed")
 )
-BASE_FAILURE = (
-    r"(?<![\w-])[1-9]\d* (?:failed|failures?|errors?|failing)(?![\w-])|❌|✗|✘|🔴|(?<![\w-])fail(?:ed)?(?![\w-])"
-)
+# A count of failures: in the next clause it makes the passing count before it partial ("40 passed, 2 failed").
+BASE_FAILURE_COUNT = r"(?<![\w-])[1-9]\d* (?:failed|failures?|errors?|failing)(?![\w-])"
+BASE_FAILURE = BASE_FAILURE_COUNT + r"|❌|✗|✘|🔴|(?<![\w-])fail(?:ed)?(?![\w-])"
 BASE_IMPLIES: dict[str, str] = {"test": r"\d+ (?:passed|passing|tests? passed)"}
 BASE_PSEUDO = r"(?<![\w-])0 (?:failed|failures?|errors?)(?![\w-])"
 

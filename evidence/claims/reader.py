@@ -75,9 +75,12 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
     masked = mask_code(text)
     if _QUESTION_END.search(masked) or patterns["question"].search(masked):
         return None
-    if patterns["conditional"].search(masked) or patterns["reported"].search(masked):
+    if patterns["conditional"].search(masked):
         return None
     clauses = _clauses(masked, patterns)
+    first = _first_current(masked, clauses, patterns)
+    if first is None:
+        return None
     claimed = _spans(patterns["self_claim"], masked, 0, len(masked))  # "已测试": a claim of the work, not a subject
     subjects = [_subjects(text, start, end, patterns, claimed) for start, end in clauses]
     predicates = [_predicate(masked, start, end, patterns, lex.negation_follows) for start, end in clauses]
@@ -87,10 +90,12 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
         if patterns["partial"].match(masked[after_start:after_end].lstrip(" ,;:—–-([，；：（")):
             predicates[index] = None
     _failures_after(masked, clauses, subjects, predicates, patterns)
-    self_claims = _self_claims(masked, clauses, patterns)
+    self_claims = _self_claims(masked, clauses, patterns, clauses[first][0] if first < len(clauses) else len(masked))
     kinds: list[Kind] = []
     blocked = False
     for index, (start, end) in enumerate(clauses):
+        if index < first:
+            continue  # an older time, or a run that a later change superseded
         clause = masked[start:end]
         if patterns["imperative"].match(clause.lstrip()):
             blocked = True  # an instruction: it and what follows in the sentence are not what happened
@@ -126,6 +131,28 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
     if len(kinds) > 1 and "check" in kinds:
         kinds.remove("check")
     return Found(tuple(kind for kind in KINDS if kind in kinds), raw)
+
+
+def _first_current(masked: str, clauses: list[tuple[int, int]], patterns: Patterns) -> int | None:
+    """The index of the first clause that speaks of the work as it is now, or None when none does.
+
+    Someone else's words or an older time ("before the fix", "yesterday") hold for the rest of the sentence unless a
+    later clause starts a present time ("…; now all 42 pass", "修正後は…"). A change made after a run ("it passed,
+    but then I changed the parser") leaves only what the sentence says after that change."""
+
+    def clause_of(position: int) -> int:
+        return max((i for i, (start, _) in enumerate(clauses) if start <= position), default=0)
+
+    first = 0
+    older = [found.end() for found in patterns["reported"].finditer(masked)]
+    if older:
+        now = next((found for found in patterns["present"].finditer(masked) if found.start() >= older[-1]), None)
+        if now is None or clause_of(now.start()) < clause_of(older[-1] - 1):
+            return None
+        first = clause_of(now.start())
+    for change in patterns["superseded"].finditer(masked):
+        first = max(first, clause_of(change.start()) + 1)
+    return first
 
 
 def _short(clause: str) -> bool:
@@ -264,10 +291,10 @@ def _predicate(masked: str, start: int, end: int, patterns: Patterns, follows: b
     return implied
 
 
-def _self_claims(masked: str, clauses: list[tuple[int, int]], patterns: Patterns) -> list[Kind]:
+def _self_claims(masked: str, clauses: list[tuple[int, int]], patterns: Patterns, begin: int = 0) -> list[Kind]:
     """ "I verified the change", "Done and tested", "動作確認済み": a claim of the work as a whole, unless a
-    negation in its clause comes before it ("I have not tested it")."""
-    for found in patterns["self_claim"].finditer(masked):
+    negation in its clause comes before it ("I have not tested it"); only from `begin` on (the current time)."""
+    for found in patterns["self_claim"].finditer(masked, begin):
         clause_start = max((start for start, _ in clauses if start <= found.start()), default=0)
         negated = any(
             neg.start() < found.end() for neg in patterns["negation"].finditer(masked, clause_start, found.end())

@@ -173,3 +173,45 @@ def test_claims_per_language(language: str, message: str, kinds: list[str]) -> N
 )
 def test_no_claim_per_language(language: str, message: str) -> None:
     assert find_claims(message) == []
+
+
+# Time within one sentence: an older time ends where a present one begins ("before the fix … ; now …"), a change
+# made after a run voids what the run showed, and a count of failures next to a passing count makes it partial.
+TIME_CLAIMS: list[tuple[str, str, list[str]]] = [
+    ("en", "Before the fix, 3 tests failed; now all 42 tests pass.", ["test"]),
+    ("en", "The previously failing tests now pass.", ["test"]),
+    ("en", "Yesterday the nightly was red; now CI is green.", ["check"]),
+    ("fr", "Avant le correctif, 3 tests échouaient ; maintenant, tous les tests passent.", ["test"]),
+    ("de", "Vor dem Fix schlugen 3 Tests fehl, jetzt laufen alle Tests durch.", ["test"]),
+    ("es", "Antes del arreglo fallaban 3 pruebas; ahora pasan todas las pruebas.", ["test"]),
+    ("ru", "До исправления падали 3 теста, теперь все тесты проходят.", ["test"]),
+    ("ja", "修正前はテストが失敗していたが、修正後はテストがすべてパスした。", ["test"]),
+    ("zh", "修复前有 3 个测试失败，修复后测试全部通过。", ["test"]),
+]
+TIME_NOT_CLAIMS: list[tuple[str, str]] = [
+    ("en", "Tests passed before my change, but I haven't rerun them since."),
+    ("en", "I ran the suite earlier and it passed, but then I changed the parser."),
+    ("en", "The linter used to pass; now it reports 3 errors."),
+    ("en", "Tests: 40 passed, 2 failed."),
+    ("en", "pytest: 40 passed and 2 failed"),
+    ("fr", "Les tests passaient avant le correctif ; maintenant je ne les ai pas relancés."),
+    ("fr", "Tous les tests passent, puis j'ai modifié le parseur."),
+    ("de", "Alle Tests liefen durch, danach habe ich den Parser noch geändert."),
+    ("es", "Todas las pruebas pasaron, luego modifiqué el parser."),
+    ("pt", "Todos os testes passaram, depois alterei o parser."),
+    ("ru", "Все тесты прошли, потом я изменил парсер."),
+    ("ja", "修正前はすべてのテストがパスしていましたが、修正後はまだ実行していません。"),
+    ("zh", "测试都通过了，之后我又改了解析器。"),
+]
+
+
+@pytest.mark.parametrize(("language", "message", "kinds"), TIME_CLAIMS)
+def test_a_present_time_after_an_older_one_is_read(language: str, message: str, kinds: list[str]) -> None:
+    assert detect(message) == language
+    assert sorted(claim.kind for claim in find_claims(message)) == kinds
+
+
+@pytest.mark.parametrize(("language", "message"), TIME_NOT_CLAIMS)
+def test_an_older_or_superseded_run_is_no_claim(language: str, message: str) -> None:
+    assert detect(message) == language
+    assert find_claims(message) == []

@@ -44,9 +44,17 @@ LEXICON = Lexicon(
     imperative=W(r"führe|führen sie|prüfe|prüfen|bestätige|bestätigen|stelle sicher|bitte|starte|lass|lasse"),
     instruction=W(r"prüfe, ob|prüfen, ob|bestätigen, dass|sicherstellen|stelle sicher|bitte"),
     reported=W(
-        r"laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|letzten woche|vor meiner änderung|"
+        r"laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|letzten woche|"
+        r"vor (?:meiner|meinem|dem|der|diesem|dieser) (?:änderung|fix|korrektur|anpassung)|"
         r"nightly|am montag|pr-beschreibung|beschreibung"
     ),
+    present=W(
+        r"jetzt|nun|inzwischen|mittlerweile|nach (?:dem|der|meinem|meiner|diesem|dieser) (?:fix|änderung|korrektur|"
+        r"anpassung|umbau)|diesmal|beim zweiten lauf|im zweiten lauf"
+    ),
+    superseded=W(r"(?:danach|anschließend|seitdem|seither|dann) habe ich")
+    + r"[^.;!?]{0,60}?"
+    + W(r"geändert|angepasst|umgebaut|umbenannt|verschoben|überarbeitet|refaktoriert|hinzugefügt|entfernt"),
     transitive=W(r"übergeben|durchreichen|reicht"),
     clause_break=W(r"und|aber|doch|jedoch|während|obwohl|weil|da|sondern|deshalb"),
     green_subject=W(r"alles|es"),

@@ -61,6 +61,14 @@ LEXICON = Lexicon(
         r"before (?:i|we) (?:started|began|touched it|made (?:the|my|any) changes?)|"
         r"you (?:mentioned|said|noted|reported|confirmed)|on your (?:machine|side|end)"
     ),
+    present=W(
+        r"now|after (?:the|my|this|that|these) (?:fix|fixes|change|changes|edit|edits|patch|update|refactor)|"
+        r"after (?:fixing|rebasing|rerunning|re-running)|on (?:the )?re-?run|this time|(?:the )?second run"
+    ),
+    superseded=W(
+        r"(?:then|since then|after that|afterwards|later),? (?:i|we)(?:'ve| have)? (?:also )?(?:changed|edited|"
+        r"modified|refactored|touched|rewrote|reworked|updated|tweaked|renamed|moved|rebased|added|removed|deleted)"
+    ),
     transitive=W(r"pass(?:es|ed|ing)?") + r"(?=\s+(?:`|a\b|an\b|the\b|through|along\b|to\b|it\b|them\b|this\b|"
     r"that\b|none\b|null\b|true\b|false\b|\w+ as\b|custom|your|their|its|our|my|in (?:a|an|the)\b|on to\b|"
     r"over\b|by\b))|(?<![\w-])pass-through",

@@ -41,8 +41,18 @@ LEXICON = Lexicon(
     question=r"¿",
     reported=W(
         r"según|dijo|dice|dicen|el usuario|ayer|anoche|la semana pasada|en tu (?:máquina|equipo)|"
-        r"(?:me )?(?:comentaste|dijiste|mencionaste)|antes de mi cambio|antes del cambio|nocturno|"
+        r"(?:me )?(?:comentaste|dijiste|mencionaste)|antes de mi cambio|"
+        r"antes del (?:cambio|arreglo|fix)|antes de (?:la corrección|corregir(?:lo)?|arreglarlo)|nocturno|"
         r"descripción del pr|anteriormente"
+    ),
+    present=W(
+        r"ahora|ya|tras (?:el|la|mi) (?:arreglo|cambio|corrección|fix)|"
+        r"después de(?:l| la| mi)? (?:arreglo|cambio|corrección|corregir(?:lo)?|arreglarlo|fix)|esta vez|"
+        r"en la segunda ejecución"
+    ),
+    superseded=W(
+        r"(?:luego|después|desde entonces|más tarde),? (?:he |hemos )?(?:cambié|modifiqué|toqué|refactoricé|"
+        r"reescribí|renombré|moví|añadí|eliminé|cambiado|modificado|tocado|refactorizado)"
     ),
     transitive=W(r"pasar|pasa|pasan") + r"(?=\s+(?:`|una?\b|el\b|la\b|los\b|las\b|su\b|tu\b))",
     clause_break=W(r"y|pero|aunque|mientras|así que|porque|sino"),

@@ -44,8 +44,17 @@ LEXICON = Lexicon(
     ),
     question=W(r"est-ce que"),
     reported=W(
-        r"d'après|selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|avant mon changement|"
+        r"d'après|selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|"
+        r"avant (?:mon|ma|le|la|ce|cette) (?:changement|correctif|correction|modification|fix)|"
         r"nocturne|description de la pr|auparavant"
+    ),
+    present=W(
+        r"maintenant|désormais|à présent|après (?:le|la|mon|ma|ce|cette|les|mes) (?:correctifs?|corrections?|"
+        r"modifications?|changements?|fix|relance)|cette fois|à la relance|en relançant"
+    ),
+    superseded=W(
+        r"(?:puis|ensuite|depuis|après coup),? j'ai (?:aussi |encore )?(?:modifié|changé|retouché|refactoré|réécrit|"
+        r"renommé|déplacé|ajouté|supprimé)"
     ),
     transitive=W(r"passer|passe|passent|passant")
     + r"(?=\s+(?:`|une?\b|le\b|la\b|les\b|l'|son\b|sa\b|ses\b|votre\b|ton\b))"

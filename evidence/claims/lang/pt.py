@@ -38,8 +38,16 @@ LEXICON = Lexicon(
     reported=W(
         r"segundo|de acordo com|disse|diz|dizem|o usuário|ontem|ontem à noite|na sua máquina|"
         r"(?:você|tu) (?:comentou|disse|mencionou|comentaste|disseste)|semana passada|na semana passada|"
-        r"antes da minha mudança|"
+        r"antes da (?:minha )?(?:mudança|correção|alteração)|antes do (?:fix|ajuste)|"
         r"noturno|descrição do pr|anteriormente"
+    ),
+    present=W(
+        r"agora|já|após (?:a|o|minha|meu) (?:correção|mudança|alteração|ajuste|fix)|"
+        r"depois d[ao] (?:correção|mudança|alteração|ajuste|fix)|desta vez|nesta execução"
+    ),
+    superseded=W(
+        r"(?:depois|em seguida|desde então|mais tarde),? (?:eu )?(?:mudei|alterei|modifiquei|mexi|refatorei|"
+        r"reescrevi|renomeei|movi|adicionei|removi)"
     ),
     transitive=W(r"passar|passa") + r"(?=\s+(?:`|uma?\b|o\b|a\b|os\b|as\b|sua\b|seu\b))",
     clause_break=W(r"e|mas|embora|enquanto|porque|então|porém"),
