@@ -34,9 +34,14 @@ LEXICON = Lexicon(
         r"timeout|red|regress(?:ed|ion)"
     ),
     failure_attributive=W(
-        r"(?:the |previously |formerly |once )?failing (?:tests?|specs?|case)|tests? that (?:was |were )?fail(?:ed|ing)"
+        r"(?:the |previously |formerly |once )?failing (?:tests?|specs?|case)|"
+        r"tests? that (?:was |were )?fail(?:ed|ing)|"
+        r"tests? (?:failing|that failed|which failed) (?:earlier|before|previously)"
     ),
-    partial=W(r"most|some|almost all|nearly all|except|apart from|other than|all but|mostly|several"),
+    partial=W(
+        r"most|some|almost all|nearly all|except|apart from|other than|all but|mostly|several|"
+        r"only (?:with|when|on|in|under|if|after)"
+    ),
     hedge=W(
         r"should|shall|would|might|may|could|probably|likely|hopefully|presumably|expect(?:ed)? to|i expect|"
         r"i think|i believe|i assume|seems?|appears? to|supposed to|ought to|fingers crossed|in theory"
@@ -55,8 +60,10 @@ LEXICON = Lexicon(
     question=W(r"do|does|did|can|could|would|should|is|are|will") + r"\s.*\?",
     reported=W(
         r"according to|said|says|say|told|claims?|claimed|reportedly|apparently|the user|someone|somebody|they said|"
-        r"per the|nightly|yesterday|last (?:week|night|time|run)|on (?:monday|tuesday|wednesday|thursday|friday|"
-        r"saturday|sunday)|before (?:my|the|this|these) (?:change|changes|edit|edits|fix|refactor)|previously|"
+        r"per the|nightly|yesterday|last (?:week|night|time|run)|"
+        r"(?:on |in |for )?the (?:previous|prior) (?:commit|push|run|build|version|release)|"
+        r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+        r"before (?:my|the|this|these) (?:change|changes|edit|edits|fix|refactor)|previously|"
         r"used to|earlier today|pr description|the description|the log says|the issue|"
         r"before (?:i|we) (?:started|began|touched it|made (?:the|my|any) changes?)|"
         r"you (?:mentioned|said|noted|reported|confirmed)|on your (?:machine|side|end)"
@@ -71,7 +78,9 @@ LEXICON = Lexicon(
     ),
     transitive=W(r"pass(?:es|ed|ing)?") + r"(?=\s+(?:`|a\b|an\b|the\b|through|along\b|to\b|it\b|them\b|this\b|"
     r"that\b|none\b|null\b|true\b|false\b|\w+ as\b|custom|your|their|its|our|my|in (?:a|an|the)\b|on to\b|"
-    r"over\b|by\b))|(?<![\w-])pass-through",
+    r"over\b|by\b))|(?<![\w-])pass-through|"
+    # "the green button": the colour of a thing, not a state of the checks
+    r"(?<![\w-])(?:the|a|an|this|that|my|our|its) green(?= [a-z])(?! (?:again|now|across|on|everywhere)\b)",
     clause_break=W(r"and|but|while|whereas|although|though|however|so|yet|because|since|which|after|before|then"),
-    green_subject=W(r"it|it's|everything|all|that|we're|we are"),
+    green_subject=W(r"it|it's|everything|all|that|we're|we are|across the board"),
 )
