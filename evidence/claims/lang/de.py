@@ -33,6 +33,7 @@ LEXICON = Lexicon(
         r"fehlschlagen|schlagen|schlägt|fehlgeschlagen|schlug|scheitert|scheitern|rot|kaputt|bricht|fehler|"
         r"timeout|abbruch"
     ),
+    failure_after=W(r"[1-9]\d* (?:fehler|fehlschläge|fehlgeschlagene?\w*)"),
     failure_attributive=W(r"(?:der |die )?(?:zuvor |vorher )?fehlschlagende[nr]? tests?"),
     partial=W(r"die meisten|meisten|einige|manche|fast alle|außer|bis auf"),
     hedge=W(
@@ -45,7 +46,8 @@ LEXICON = Lexicon(
     instruction=W(r"prüfe, ob|prüfen, ob|bestätigen, dass|sicherstellen|stelle sicher|bitte"),
     reported=W(
         r"laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|letzten woche|"
-        r"vor (?:meiner|meinem|dem|der|diesem|dieser) (?:änderung|fix|korrektur|anpassung)|"
+        r"vor (?:meiner|meinem|dem|der|diesem|dieser) (?:änderung|fix|korrektur|anpassung)|(?:im|beim|"
+        r"auf dem) vorherigen commit|"
         r"nightly|am montag|pr-beschreibung|beschreibung"
     ),
     present=W(

@@ -23,6 +23,7 @@ LEXICON = Lexicon(
     self_claim=W(r"(?:lo |la )?probé|hecho y probado|probado y funcionando|verificado y funcionando"),
     negation=W(r"no|nunca|ninguna?|ninguno|ni|sin|todavía no|aún no|tampoco"),
     failure=W(r"fall(?:a|an|ó|aron|ando|o|os|aba|aban|ido)|falla|roto|rota|errores|error|timeout"),
+    failure_after=W(r"[1-9]\d* (?:fallos?|errores?|fallidas?|fallidos?)"),
     failure_attributive=W(r"(?:la |el )?(?:prueba|test) que fallaba"),
     partial=W(r"la mayoría|mayoría|algunas?|algunos|casi todas?|excepto|salvo|menos"),
     hedge=W(
@@ -42,7 +43,8 @@ LEXICON = Lexicon(
     reported=W(
         r"según|dijo|dice|dicen|el usuario|ayer|anoche|la semana pasada|en tu (?:máquina|equipo)|"
         r"(?:me )?(?:comentaste|dijiste|mencionaste)|antes de mi cambio|"
-        r"antes del (?:cambio|arreglo|fix)|antes de (?:la corrección|corregir(?:lo)?|arreglarlo)|nocturno|"
+        r"antes del (?:cambio|arreglo|fix)|(?:en el|del) commit anterior|antes de (?:la corrección|corregir(?:lo)?|"
+        r"arreglarlo)|nocturno|"
         r"descripción del pr|anteriormente"
     ),
     present=W(

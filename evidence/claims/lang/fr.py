@@ -28,6 +28,7 @@ LEXICON = Lexicon(
     self_claim=W(r"je l'ai (?:\w+ )?testée?|fait et testé|testé et validé|testé à fond"),
     negation=W(r"ne|n'|pas|jamais|aucun|aucune|plus|sans|non|ni"),
     failure=W(r"échou(?:e|ent|é|ait|aient)|échecs?|cassée?s?|plante|erreurs?|expire|timeout|rouge"),
+    failure_after=W(r"[1-9]\d* (?:échecs?|erreurs?|tests? en échec)"),
     failure_attributive=W(r"(?:les? )?(?:\d+ )?tests? qui (?:échouai(?:t|ent)|plantai(?:t|ent)|cassai(?:t|ent))"),
     partial=W(r"la plupart|plupart|certains|quelques|presque|quasiment|pratiquement|sauf|excepté|hormis"),
     hedge=W(
@@ -46,6 +47,7 @@ LEXICON = Lexicon(
     reported=W(
         r"d'après|selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|"
         r"avant (?:mon|ma|le|la|ce|cette) (?:changement|correctif|correction|modification|fix)|"
+        r"(?:le )?commit précédent|"
         r"nocturne|description de la pr|auparavant"
     ),
     present=W(

@@ -24,6 +24,7 @@ LEXICON = Lexicon(
     self_claim=W(r"testei|feito e testado|testado e funcionando|verificado e funcionando"),
     negation=W(r"não|nunca|nenhum|nenhuma|nem|sem|ainda não|tampouco"),
     failure=W(r"falh(?:a|am|ou|aram|ando|ava|avam|as)|quebrad[oa]s?|erros?|timeout"),
+    failure_after=W(r"[1-9]\d* (?:falhas?|erros?)"),
     failure_attributive=W(r"(?:o )?teste que falhava"),
     partial=W(r"a maioria|maioria|alguns|algumas|quase todos|quase|exceto|menos|salvo|à exceção|com exceção"),
     hedge=W(
@@ -38,7 +39,7 @@ LEXICON = Lexicon(
     reported=W(
         r"segundo|de acordo com|disse|diz|dizem|o usuário|ontem|ontem à noite|na sua máquina|"
         r"(?:você|tu) (?:comentou|disse|mencionou|comentaste|disseste)|semana passada|na semana passada|"
-        r"antes da (?:minha )?(?:mudança|correção|alteração)|antes do (?:fix|ajuste)|"
+        r"antes da (?:minha )?(?:mudança|correção|alteração)|(?:no|do) commit anterior|antes do (?:fix|ajuste)|"
         r"noturno|descrição do pr|anteriormente"
     ),
     present=W(
