@@ -38,6 +38,8 @@ _QUESTION_END = re.compile(r"[?？]\s*[)\]」』\"'”]*\s*\Z")
 _SHORT_CLAUSE = 3  # words: a clause this short that is only a hedge ("probably,") hedges what follows
 _SHORT_CJK_CLAUSE = 6  # characters, in a script without spaces ("我觉得，", "たぶん、")
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+# A clause that a hedge before it governs: its complement ("I expect, that …", "je pense, que …", "dass", "что").
+_COMPLEMENT = re.compile(r"\A[\s,;:—–-]*(?:dass|daß|that|que|qu'|что|ob)(?![\w-])")
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,10 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
         if index > 0:
             before_start, before_end = clauses[index - 1]
             before = masked[before_start:before_end]
-            if _short(before) and (patterns["hedge"].search(before) or patterns["future"].search(before)):
-                hedged = True
+            if (_short(before) or _COMPLEMENT.match(clause)) and (
+                patterns["hedge"].search(before) or patterns["future"].search(before)
+            ):
+                hedged = True  # "probably, …", "Ich gehe davon aus, dass …", "Думаю, что …"
         predicate = predicates[index]
         if predicate is None:
             continue

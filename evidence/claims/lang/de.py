@@ -37,7 +37,9 @@ LEXICON = Lexicon(
     failure_attributive=W(r"(?:der |die )?(?:zuvor |vorher )?fehlschlagende[nr]? tests?"),
     partial=W(r"die meisten|meisten|einige|manche|fast alle|außer|bis auf"),
     hedge=W(
-        r"sollte|sollten|dürfte|dürften|wahrscheinlich|vermutlich|hoffe|hoffentlich|könnte|könnten|vielleicht|"
+        r"ich gehe davon aus|gehe davon aus|theoretisch|in der theorie|ich denke|ich glaube|ich nehme an|nehme an|"
+        r"vermute|angeblich|wohl|sollte|sollten|dürfte|dürften|wahrscheinlich|vermutlich|hoffe|hoffentlich|könnte|"
+        r"könnten|vielleicht|"
         r"eigentlich|müsste|müssten|erwarte|anscheinend"
     ),
     future=W(r"werde|werden|wird|als nächstes|als nächstes|morgen|später|demnächst|gleich"),
@@ -45,7 +47,8 @@ LEXICON = Lexicon(
     imperative=W(r"führe|führen sie|prüfe|prüfen|bestätige|bestätigen|stelle sicher|bitte|starte|lass|lasse"),
     instruction=W(r"prüfe, ob|prüfen, ob|bestätigen, dass|sicherstellen|stelle sicher|bitte"),
     reported=W(
-        r"laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|letzten woche|"
+        r"kollege|kollegin|meint|jemand|laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|"
+        r"letzten woche|"
         r"vor (?:meiner|meinem|dem|der|diesem|dieser) (?:änderung|fix|korrektur|anpassung)|(?:im|beim|"
         r"auf dem) vorherigen commit|"
         r"nightly|am montag|pr-beschreibung|beschreibung"

@@ -43,7 +43,8 @@ LEXICON = Lexicon(
         r"only (?:with|when|on|in|under|if|after)"
     ),
     hedge=W(
-        r"should|shall|would|might|may|could|probably|likely|hopefully|presumably|expect(?:ed)? to|i expect|"
+        r"supposedly|i'd guess|i guess|i suspect|in principle|theoretically|i imagine|should|shall|would|might|may|"
+        r"could|probably|likely|hopefully|presumably|expect(?:ed)? to|i expect|"
         r"i think|i believe|i assume|seems?|appears? to|supposed to|ought to|fingers crossed|in theory"
     ),
     future=W(r"will|\w+'ll|going to|gonna|about to|next|later|tomorrow|once|eventually|plan to|want to|let me"),
@@ -59,7 +60,8 @@ LEXICON = Lexicon(
     ),
     question=W(r"do|does|did|can|could|would|should|is|are|will") + r"\s.*\?",
     reported=W(
-        r"according to|said|says|say|told|claims?|claimed|reportedly|apparently|the user|someone|somebody|they said|"
+        r"colleague|coworker|co-worker|teammate|the reviewer|a reviewer|according to|said|says|say|told|claims?|"
+        r"claimed|reportedly|apparently|the user|someone|somebody|they said|"
         r"per the|nightly|yesterday|last (?:week|night|time|run)|"
         r"(?:on |in |for )?the (?:previous|prior) (?:commit|push|run|build|version|release)|"
         r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"

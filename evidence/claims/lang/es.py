@@ -27,7 +27,8 @@ LEXICON = Lexicon(
     failure_attributive=W(r"(?:la |el )?(?:prueba|test) que fallaba"),
     partial=W(r"la mayoría|mayoría|algunas?|algunos|casi todas?|excepto|salvo|menos"),
     hedge=W(
-        r"debería|deberían|debe|deben|espero|ojalá|probablemente|quizás?|tal vez|podría|podrían|puede que|"
+        r"en teoría|en principio|supuestamente|imagino que|me imagino|asumo que|diría que|debería|deberían|debe|"
+        r"deben|espero|ojalá|probablemente|quizás?|tal vez|podría|podrían|puede que|"
         r"supongo|creo que|parece"
     ),
     future=W(r"voy a|vamos a|ejecutaré|correré|a continuación|mañana|luego|después|volverán|pasarán|será|serán"),
@@ -41,7 +42,8 @@ LEXICON = Lexicon(
     ),
     question=r"¿",
     reported=W(
-        r"según|dijo|dice|dicen|el usuario|ayer|anoche|la semana pasada|en tu (?:máquina|equipo)|"
+        r"compañer[oa]|colega|alguien|según|dijo|dice|dicen|el usuario|ayer|anoche|la semana pasada|en tu (?:máquina|"
+        r"equipo)|"
         r"(?:me )?(?:comentaste|dijiste|mencionaste)|antes de mi cambio|"
         r"antes del (?:cambio|arreglo|fix)|(?:en el|del) commit anterior|antes de (?:la corrección|corregir(?:lo)?|"
         r"arreglarlo)|nocturno|"

@@ -32,7 +32,8 @@ LEXICON = Lexicon(
     failure_attributive=W(r"(?:les? )?(?:\d+ )?tests? qui (?:échouai(?:t|ent)|plantai(?:t|ent)|cassai(?:t|ent))"),
     partial=W(r"la plupart|plupart|certains|quelques|presque|quasiment|pratiquement|sauf|excepté|hormis"),
     hedge=W(
-        r"devrait|devraient|doit|doivent|probablement|sans doute|j'espère|espère|peut-être|pourrait|pourraient|"
+        r"en théorie|théoriquement|je suppose|je crois|a priori|à priori|j'imagine|il semblerait|censée?s?|devrait|"
+        r"devraient|doit|doivent|probablement|sans doute|j'espère|espère|peut-être|pourrait|pourraient|"
         r"normalement|je pense|semble"
     ),
     future=W(r"vais|va|allons|relancerai|lancerai|ensuite|demain|plus tard|repasseront|passeront|sera|seront"),
@@ -45,7 +46,7 @@ LEXICON = Lexicon(
     ),
     question=W(r"est-ce que"),
     reported=W(
-        r"d'après|selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|"
+        r"collègue|quelqu'un|d'après|selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|"
         r"avant (?:mon|ma|le|la|ce|cette) (?:changement|correctif|correction|modification|fix)|"
         r"(?:le )?commit précédent|"
         r"nocturne|description de la pr|auparavant"

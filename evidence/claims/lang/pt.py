@@ -28,7 +28,7 @@ LEXICON = Lexicon(
     failure_attributive=W(r"(?:o )?teste que falhava"),
     partial=W(r"a maioria|maioria|alguns|algumas|quase todos|quase|exceto|menos|salvo|à exceção|com exceção"),
     hedge=W(
-        r"deve|devem|deveria|deveriam|deverá|deverão|"
+        r"em teoria|teoricamente|suponho|imagino que|creio que|presumo|deve|devem|deveria|deveriam|deverá|deverão|"
         r"espero|provavelmente|talvez|pode|podem|podem passar|acho que|parece|"
         r"possivelmente"
     ),
@@ -37,7 +37,7 @@ LEXICON = Lexicon(
     imperative=W(r"rode|roda|execute|executa|confira|verifique|certifique-se|confirmar|confirme|por favor"),
     instruction=W(r"confira se|verifique se|confirmar que|certifique-se|por favor|é preciso"),
     reported=W(
-        r"segundo|de acordo com|disse|diz|dizem|o usuário|ontem|ontem à noite|na sua máquina|"
+        r"colega|alguém|segundo|de acordo com|disse|diz|dizem|o usuário|ontem|ontem à noite|na sua máquina|"
         r"(?:você|tu) (?:comentou|disse|mencionou|comentaste|disseste)|semana passada|na semana passada|"
         r"antes da (?:minha )?(?:mudança|correção|alteração)|(?:no|do) commit anterior|antes do (?:fix|ajuste)|"
         r"noturno|descrição do pr|anteriormente"
