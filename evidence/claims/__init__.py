@@ -36,27 +36,31 @@ def find_claims(message: str | None) -> list[Claim]:
     from freshpass.evidence.claims.lexicon import detect
     from freshpass.evidence.claims.markdown import units
     from freshpass.evidence.claims.output import passing_run
-    from freshpass.evidence.claims.reader import read_sentence, sentences
+    from freshpass.evidence.claims.reader import named_subjects, read_sentence, sentences
 
     text = message[-MAX_TEXT:]
     parts = units(text)
     lex = lexicon(detect(" ".join(line for unit in parts if unit.kind == "prose" for line in unit.lines)))
     found: dict[Kind, Claim] = {}
     before = ""  # the prose just before a fence: "before my change:" makes its output an older run
+    carried = None  # what the sentence before named ("Fixed the failing test. It passes now.")
     for unit in parts:
         if unit.kind == "fence":
+            carried = None
             shown = None if unit.quoted else passing_run(unit.info, unit.lines[0])
             if shown is not None and not _discounted(before, lex):
                 found.setdefault(shown[0], Claim(shown[0], _quote(shown[1])))
             continue
         before = unit.lines[-1] if unit.lines else ""
         if unit.quoted:
+            carried = None
             continue
         groups = (
             [list(unit.lines)] if unit.cells else [[sentence] for line in unit.lines for sentence in sentences(line)]
         )
         for group in groups:
-            claim = read_sentence(group, lex)
+            claim = read_sentence(group, lex, carried)
+            carried = None if unit.cells else named_subjects(group, lex)
             if claim is None:
                 continue
             for kind in claim.kinds:

@@ -95,7 +95,9 @@ BASE_SUBJECTS: dict[str, str] = {
         r"pytest|jest|vitest|mocha|rspec|phpunit|unittest|tox|nox|ctest|go test|cargo test|cargo nextest|npm test|"
         r"npm run test|yarn test|pnpm test|mvn test|gradle test|dotnet test|mix test|e2e|unit tests?|tests?|specs?|"
         r"test suite|testsuite"
-    ),
+    )
+    # a test named in inline code: `test_parse_date`, `TestParse`, `parse_test.go`, `cart.spec.ts`
+    + r"|`[^`\s]*(?:(?<![a-z0-9])test_\w+|\w+_test\b|\.(?:test|spec)\.\w+)[^`\s]*`",
     "lint": W(
         r"ruff(?: check)?|eslint|clippy|cargo clippy|flake8|pylint|golangci-lint|rubocop|prettier|shellcheck|"
         r"go vet|black|biome|stylelint|lint(?:ing|er|ers)?"

@@ -2,8 +2,10 @@
 
 A unit is one heading, one paragraph (of a list item or not), one table row (its cells are clauses) or one fenced
 block. Checklist items and blockquotes are quoted material — a template, a to-do or someone else's words — and
-are marked so; the reader never takes a claim from them. Inline code stays in the text as a backquoted token
-(`pytest` is a subject), and a paragraph's line breaks end its sentences (agents write one status per line).
+are marked so; the reader never takes a claim from them. So is the section under a heading of what is left to do
+("## Next steps", "### Próximos pasos", "## 下一步"): a plan, not what happened. Inline code stays in the text
+as a backquoted token (`pytest` is a subject), and a paragraph's line breaks end its sentences (agents write one
+status per line).
 """
 
 from __future__ import annotations
@@ -12,6 +14,15 @@ import re
 from dataclasses import dataclass
 
 _CHECKBOX = re.compile(r"\A\s*\[[ xX✓✔]\]\s")
+# Headings of what is still to be done: the section under one is a plan, not what happened.
+_PLAN_HEADING = re.compile(
+    r"\A\W*(?:next steps?|to ?do|remaining|follow[- ]?ups?|open (?:items|questions)|still to do|not done|plan|"
+    r"próximos pasos|siguientes pasos|pendientes?|por hacer|nächste schritte|offene punkte|noch offen|"
+    r"prochaines étapes|à faire|reste à faire|próximos passos|pendências|pendente|a fazer|"
+    r"следующие шаги|что осталось|осталось|план|下一步|待办|后续(?:工作|计划)?|遗留问题|"
+    r"次のステップ|今後の(?:作業|対応|課題)|残タスク|残作業|未対応)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -74,9 +85,17 @@ def _markdown_units(message: str) -> list[Unit]:
     item_stack: list[bool] = []  # per open list item: is it a checklist item
     row: list[str] | None = None
     header = False
+    plan_level = 0  # the level of the plan heading ("## Next steps") whose section this is, or 0
     for index, token in enumerate(tokens):
         kind = token.type
-        if kind == "blockquote_open":
+        if kind == "heading_open":
+            level = int(token.tag[1:]) if token.tag[1:].isdigit() else 1
+            if plan_level and level <= plan_level:
+                plan_level = 0
+            following = tokens[index + 1] if index + 1 < len(tokens) else None
+            if not plan_level and following is not None and _PLAN_HEADING.match(following.content.strip()):
+                plan_level = level
+        elif kind == "blockquote_open":
             quote_depth += 1
         elif kind == "blockquote_close":
             quote_depth -= 1
@@ -97,10 +116,11 @@ def _markdown_units(message: str) -> list[Unit]:
             row = []
         elif kind == "tr_close":
             if row is not None and not header and any(row):
-                found.append(Unit("prose", tuple(row), quoted=quote_depth > 0, cells=True))
+                found.append(Unit("prose", tuple(row), quoted=quote_depth > 0 or bool(plan_level), cells=True))
             row = None
         elif kind in ("fence", "code_block"):
-            found.append(Unit("fence", (token.content,), quoted=quote_depth > 0 or any(item_stack), info=token.info))
+            quoted = quote_depth > 0 or any(item_stack) or bool(plan_level)
+            found.append(Unit("fence", (token.content,), quoted=quoted, info=token.info))
         elif kind == "html_block":
             continue
         elif kind == "inline":
@@ -108,7 +128,7 @@ def _markdown_units(message: str) -> list[Unit]:
             if row is not None:
                 row.append(" ".join(text_lines))
                 continue
-            quoted = quote_depth > 0 or any(item_stack)
+            quoted = quote_depth > 0 or any(item_stack) or bool(plan_level)
             found.append(Unit("prose", tuple(text_lines), quoted=quoted))
     return found
 

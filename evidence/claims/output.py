@@ -39,6 +39,7 @@ def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Patt
         (r"^\s*0 errors, 0 warnings", "typecheck"),
         (r"^\s*all checks passed!", "lint"),  # ruff
         (r"^\s*finished `?(?:dev|release|test|bench)`? profile\b", "build"),  # cargo build / check / clippy
+        (r"^\s*✓ built in [\d.]+m?s\s*$", "build"),  # vite
         (r"^\s*(?:build succeeded|la génération a réussi|der buildvorgang wurde erfolgreich)", "build"),  # msbuild
     )
     failing = (

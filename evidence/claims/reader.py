@@ -55,9 +55,21 @@ def lower(text: str) -> str:
     return "".join(low if len(low := char.lower()) == 1 else char for char in text).replace("’", "'")
 
 
+# A runner's passing summary quoted inline ("ran the suite: `96 passed in 4.31s`") is read, not blanked.
+_SHOWN_RUN = re.compile(
+    r"`\s*=*\s*\d+ passed(?:,? \d+ (?:skipped|deselected|xfailed|xpassed|warnings?))*(?: in [\d.]+m?s)?\s*=*\s*`"
+)
+
+
 def mask_code(text: str) -> str:
-    """`text` with the inside of each inline code span blanked (its backquotes kept), positions unchanged."""
-    return _CODE.sub(lambda found: "`" + "·" * (len(found.group()) - 2) + "`", text)
+    """`text` with the inside of each inline code span blanked (its backquotes kept), positions unchanged; a
+    passing summary in backquotes stays."""
+    return _CODE.sub(
+        lambda found: (
+            found.group() if _SHOWN_RUN.fullmatch(found.group()) else "`" + "·" * (len(found.group()) - 2) + "`"
+        ),
+        text,
+    )
 
 
 def sentences(line: str) -> list[str]:
@@ -67,8 +79,40 @@ def sentences(line: str) -> list[str]:
     return [part for start, end in itertools.pairwise(cuts) if (part := line[start:end].strip())]
 
 
-def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
-    """The claim one sentence makes (its clauses are `parts` already cut, for a table row), or None."""
+@dataclass(frozen=True)
+class Named:
+    """What a sentence named, for the sentence after it: the kinds of check named in clauses neither negated,
+    failed nor partial ("I fixed the failing test `test_parse`": "It passes now" is about it), and whether it
+    named one it denied ("I didn't run the tests": "It's fine" is then about nothing that ran)."""
+
+    kinds: tuple[Kind, ...] = ()
+    denied: bool = False
+
+
+def named_subjects(parts: list[str], lex: Lexicon) -> Named:
+    """What the sentence `parts` names, for a subjectless success in the next one."""
+    text = lower(" ; ".join(_LIST_MARK.sub("", part) for part in parts).strip())
+    masked = mask_code(text)
+    patterns = lex.compiled
+    if _QUESTION_END.search(masked) or patterns["question"].search(masked) or patterns["conditional"].search(masked):
+        return Named()
+    claimed = _spans(patterns["self_claim"], masked, 0, len(masked))
+    kinds: list[Kind] = []
+    denied = False
+    for start, end in _clauses(masked, patterns):
+        named = _subjects(text, start, end, patterns, claimed)
+        if _negated(masked, start, end, patterns) or patterns["partial"].search(masked, start, end):
+            denied = denied or bool(named)
+            continue
+        kinds.extend(kind for kind in named if kind not in kinds)
+    return Named(tuple(kinds), denied)
+
+
+def read_sentence(parts: list[str], lex: Lexicon, previous: Named | None = None) -> Found | None:
+    """The claim one sentence makes (its clauses are `parts` already cut, for a table row), or None. `previous`:
+    what the sentence before named, for a success that names nothing ("Fixed the failing test. It passes now.")."""
+    carried = previous.kinds if previous else ()
+    denied = bool(previous and previous.denied)
     raw = " ; ".join(_LIST_MARK.sub("", part) for part in parts).strip()
     if not raw:
         return None
@@ -120,7 +164,9 @@ def read_sentence(parts: list[str], lex: Lexicon) -> Found | None:
         found = list(subjects[index]) + list(predicate)
         if not subjects[index]:
             found += _subjects_before(index, subjects, predicates, negated)
-        if not found and patterns["green_subject"].search(clause):
+        if not found and carried and not any(negated) and all(p is None for p in predicates[first:index]):
+            found.extend(carried)  # the first success of the sentence, about what the sentence before named
+        if not found and not denied and patterns["green_subject"].search(clause):
             found.append("check")
         if set(found) == {"check"}:  # "everything passes": the clauses around may say what everything is
             named = _subjects_before(index, subjects, predicates, negated) + _subjects_after(
@@ -168,10 +214,15 @@ def _short(clause: str) -> bool:
 
 
 def _clauses(masked: str, patterns: Patterns) -> list[tuple[int, int]]:
+    partial = _spans(patterns["partial"], masked, 0, len(masked))  # "all but two": its "but" cuts nothing
     cuts = sorted(
         {0, len(masked)}
         | {found.start() for found in re.finditer(_CLAUSE_MARK, masked)}
-        | {found.start() for found in patterns["clause_break"].finditer(masked)}
+        | {
+            found.start()
+            for found in patterns["clause_break"].finditer(masked)
+            if not any(start < found.start() < end for start, end in partial)
+        }
     )
     return [(start, end) for start, end in itertools.pairwise(cuts) if masked[start:end].strip(" ;:,()[]—–，；：（）")]
 

@@ -233,3 +233,45 @@ def test_a_present_time_after_an_older_one_is_read(language: str, message: str, 
 def test_an_older_or_superseded_run_is_no_claim(language: str, message: str) -> None:
     assert detect(message) == language
     assert find_claims(message) == []
+
+
+# Reading across sentences and structure: what the sentence before named is what a subjectless success is about
+# (unless it denied it), a plan section claims nothing, "all but two" is partial, a passing summary quoted inline
+# is shown output, and Spanish and Portuguese put the subject after the verb ("pasan los 42 tests").
+ACROSS_CLAIMS: list[tuple[str, list[str]]] = [
+    ("I fixed the failing test. It passes now.", ["test"]),
+    ("J'ai corrigé le test qui échouait. Il passe maintenant.", ["test"]),
+    ("Починил падающий `test_tiered_discount`. Теперь проходит.", ["test"]),
+    (
+        "Fixed the failing `test_parse_dates`: it relied on the locale. Pinned it in the fixture; it now passes.",
+        ["test"],
+    ),
+    ("Rodei a suíte inteira: `96 passed in 4.31s`", ["test"]),
+    ("Tras fijar `TZ=UTC` pasan los 42 tests.", ["test"]),
+    ("Agora passa o teste.", ["test"]),
+    ("`mypy --strict` でエラー 0 件", ["typecheck"]),
+    ("念のため全体のテストも回しましたが、落ちるものはありませんでした。", ["test"]),
+    ("Alle Checks sind durch.", ["check"]),
+    ("Corrí `go test ./...` y no hubo ningún fallo.", ["test"]),
+]
+ACROSS_NOT_CLAIMS: list[str] = [
+    "I didn't run the tests. It's fine.",
+    "CI is mostly green. The Linux and macOS jobs pass, but `windows-latest` fails.",
+    "All but two tests pass:\n\n```\n2 failed, 131 passed in 8.42s\n```",
+    "### Próximos pasos\n\n1. Ejecutar `ruff check .`\n2. El build de Docker pasa en ARM\n\nEl código está listo.",
+    "## Next steps\n\n- All tests pass on Windows too\n",
+    "Renamed the fixture: it is sample JSON for a successful build, not our CI.",
+    "2 件を除いてすべて成功しています。",
+    "Le relecteur indique que la CI était verte chez lui.",
+    "El middleware pasa la request al router.",
+]
+
+
+@pytest.mark.parametrize(("message", "kinds"), ACROSS_CLAIMS)
+def test_claims_read_across_sentences(message: str, kinds: list[str]) -> None:
+    assert sorted(claim.kind for claim in find_claims(message)) == kinds
+
+
+@pytest.mark.parametrize("message", ACROSS_NOT_CLAIMS)
+def test_no_claim_across_sentences(message: str) -> None:
+    assert find_claims(message) == []

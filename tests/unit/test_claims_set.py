@@ -37,11 +37,16 @@ def test_the_set_is_labelled_and_split_once() -> None:
     assert json.loads((DATA / "split.json").read_text())["seed"]
 
 
+# Sealed batches written but not yet scored: they join the floors below at their one scoring, at the end of the
+# work they measure (scoring them on every test run would be scoring them before the end).
+UNSCORED = ("-b6-",)
+
+
 def score(split: str) -> dict[str, tuple[int, int, int, int]]:
     """Per language: (true positives, false positives, false negatives, cases) of "the message claims a pass"."""
     counts: dict[str, list[int]] = {language: [0, 0, 0, 0] for language in LANGUAGES}
     for row in records():
-        if row["split"] != split:
+        if row["split"] != split or any(batch in str(row["id"]) for batch in UNSCORED):
             continue
         said = bool(find_claims(str(row["text"])))
         tally = counts[str(row["language"])]

@@ -11,7 +11,10 @@ LEXICON = Lexicon(
         "build": W(r"build|kompilierung|es kompiliert"),
         "check": W(r"alles|prüfungen|checks|ci"),
     },
-    success=W(r"bestanden|bestehen|besteht|grün|sauber|erfolgreich|zufrieden|kompiliert|fehlerfrei|in ordnung|ok")
+    success=W(
+        r"(?:sind|ist) (?:alle |alles )?durch|"
+        r"bestanden|bestehen|besteht|grün|sauber|erfolgreich|zufrieden|kompiliert|fehlerfrei|in ordnung|ok"
+    )
     + r"|"
     + W(r"laufen|läuft|liefen|lief")
     + r"[^,;.]*?"

@@ -34,7 +34,7 @@ LEXICON = Lexicon(
         r"timeout|red|regress(?:ed|ion)"
     ),
     failure_attributive=W(
-        r"(?:the |previously |formerly |once )?failing (?:tests?|specs?|case)|"
+        r"(?:the |previously |formerly |once )?failing (?:tests?|specs?|case|(?=`))|"
         r"tests? that (?:was |were )?fail(?:ed|ing)|"
         r"tests? (?:failing|that failed|which failed) (?:earlier|before|previously)"
     ),
@@ -81,7 +81,8 @@ LEXICON = Lexicon(
     transitive=W(r"pass(?:es|ed|ing)?") + r"(?=\s+(?:`|a\b|an\b|the\b|through|along\b|to\b|it\b|them\b|this\b|"
     r"that\b|none\b|null\b|true\b|false\b|\w+ as\b|custom|your|their|its|our|my|in (?:a|an|the)\b|on to\b|"
     r"over\b|by\b))|(?<![\w-])pass-through|"
-    # "the green button": the colour of a thing, not a state of the checks
+    # "the green button": the colour of a thing, not a state of the checks; "sample JSON for a successful build"
+    r"(?<![\w-])(?:for|of|like|simulating|mocking|faking) (?:a|an|the) (?:successful|passing|green)(?= [a-z])|"
     r"(?<![\w-])(?:the|a|an|this|that|my|our|its) green(?= [a-z])(?! (?:again|now|across|on|everywhere)\b)",
     clause_break=W(r"and|but|while|whereas|although|though|however|so|yet|because|since|which|after|before|then"),
     green_subject=W(r"it|it's|everything|all|that|we're|we are|across the board"),

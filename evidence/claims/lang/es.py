@@ -5,20 +5,24 @@ from freshpass.evidence.claims.lexicon import Lexicon, W
 LEXICON = Lexicon(
     language="es",
     subjects={
-        "test": W(r"pruebas?|tests?|suite|la suite|pruebas unitarias"),
+        "test": W(
+            r"pruebas?|tests?|suite|la suite|pruebas unitarias|(?:los )?unitarios|(?:todos )?los \d+|(?:todas )?las \d+"
+        ),
         "lint": W(r"linter|lint|estilo|formato"),
         "typecheck": W(r"tipos|chequeo de tipos|comprobación de tipos|verificación de tipos|type check"),
         "build": W(r"compilación|build"),
         "check": W(r"todo|verificaciones|comprobaciones|chequeos|ci"),
     },
     success=W(
-        r"pasan|pasa|pasaron|pasó|pasando|pasado|en verde|verde|limpio|limpia|exitos[oa]s?|exitosamente|"
+        r"\d+ pasad[oa]s|\d+ ok|pasan|pasa|pasaron|pasó|pasando|pasado|en verde|verde|limpio|limpia|exitos[oa]s?|"
+        r"exitosamente|"
         r"correctamente|compila|compiló|bien|funciona"
     ),
     implies={"build": W(r"compila|compiló")},
     pseudo=W(
         r"sin (?:errores|fallos|advertencias|problemas|warnings)|no (?:reporta|muestra|da|hay|tiene) "
-        r"(?:errores|fallos|advertencias|problemas)|no se queja|ningún (?:error|fallo)|cero (?:errores|fallos)"
+        r"(?:errores|fallos|advertencias|problemas)|no se queja|ningún (?:error|fallo)|cero (?:errores|fallos)|"
+        r"(?:0|cero) (?:fallos?|errores|fallidos?|fallidas?)|no hubo (?:ningún )?(?:fallos?|errores?)"
     ),
     self_claim=W(r"(?:lo |la )?probé|hecho y probado|probado y funcionando|verificado y funcionando"),
     negation=W(r"no|nunca|ninguna?|ninguno|ni|sin|todavía no|aún no|tampoco"),
@@ -58,7 +62,10 @@ LEXICON = Lexicon(
         r"(?:luego|después|desde entonces|más tarde),? (?:he |hemos )?(?:cambié|modifiqué|toqué|refactoricé|"
         r"reescribí|renombré|moví|añadí|eliminé|cambiado|modificado|tocado|refactorizado)"
     ),
-    transitive=W(r"pasar|pasa|pasan") + r"(?=\s+(?:`|una?\b|el\b|la\b|los\b|las\b|su\b|tu\b))",
+    # "pasa el objeto", "pasan un `Session`": another sense; "pasan los 42 tests" is the tests passing
+    transitive=W(r"pasar|pasa|pasan")
+    + r"(?=\s+(?:`|una?\b|el\b|la\b|los\b|las\b|su\b|tu\b))"
+    + r"(?!\s+(?:el|la|los|las)\s+(?:\d+(?:\s|$|[.,;])|(?:\d+ )?(?:pruebas?|tests?|specs?|unitarios|e2e)\b))",
     clause_break=W(r"y|pero|aunque|mientras|así que|porque|sino"),
     green_subject=W(r"todo|todo está"),
 )

@@ -5,7 +5,7 @@ from freshpass.evidence.claims.lexicon import Lexicon, W
 LEXICON = Lexicon(
     language="fr",
     subjects={
-        "test": W(r"tests?|tests unitaires|suite|la suite|e2e"),
+        "test": W(r"tests?|tests unitaires|suite|la suite|e2e|(?:tous )?les \d+"),
         "lint": W(r"linter|lint|style|formatage"),
         "typecheck": W(r"types|typage|vérification des types|vérification de types|typecheck|type-check|type check"),
         "build": W(r"compilation|build|ça compile"),
@@ -46,7 +46,8 @@ LEXICON = Lexicon(
     ),
     question=W(r"est-ce que"),
     reported=W(
-        r"collègue|quelqu'un|d'après|selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|"
+        r"relecteur|relectrice|indique que|chez (?:lui|elle|eux|toi|vous)|de son côté|collègue|quelqu'un|d'après|"
+        r"selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|"
         r"avant (?:mon|ma|le|la|ce|cette) (?:changement|correctif|correction|modification|fix)|"
         r"(?:le )?commit précédent|"
         r"nocturne|description de la pr|auparavant"

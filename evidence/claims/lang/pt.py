@@ -5,21 +5,24 @@ from freshpass.evidence.claims.lexicon import Lexicon, W
 LEXICON = Lexicon(
     language="pt",
     subjects={
-        "test": W(r"testes?|testes unitários|suíte|a suíte|e2e"),
+        "test": W(r"testes?|testes unitários|suíte|a suíte|e2e|(?:os )?unitários|(?:todos )?os \d+"),
         "lint": W(r"linter|lint|estilo|formatação"),
         "typecheck": W(r"tipos|tipagem|checagem de tipos|verificação de tipos|typecheck"),
         "build": W(r"compilação|build"),
         "check": W(r"tudo|verificações|checagens|ci"),
     },
     success=W(
-        r"passam|passa|passaram|passou|passando|passado|verdes?|limp[oa]s?|bem-sucedid[oa]s?|com sucesso|"
+        r"\d+ ok|\d+ passaram|passam|passa|passaram|passou|passando|passado|verdes?|limp[oa]s?|bem-sucedid[oa]s?|"
+        r"com sucesso|"
         r"sucesso|compila|compilou|funciona|ok|a passar"
     ),
     implies={"build": W(r"compila|compilou")},
     pseudo=W(
         r"sem (?:erros?|falhas?|avisos?|problemas?)|não (?:reporta|mostra|tem|há|dá) (?:erros?|falhas?|avisos?|"
         r"problemas?)|não reclama|nenhuma falha|nenhum erro|"
-        r"sem nenhum (?:erro|aviso|problema)|zero (?:erros|falhas)|nenhum teste falha"
+        r"sem nenhum (?:erro|aviso|problema)|zero (?:erros|falhas)|nenhum teste falha|(?:0|zero) (?:erros?|falhas?)|"
+        r"(?:não )?(?:apareceu|houve|deu|teve) (?:nenhum erro|erro nenhum|nenhuma falha|falha nenhuma)|erro nenhum|"
+        r"falha nenhuma"
     ),
     self_claim=W(r"testei|feito e testado|testado e funcionando|verificado e funcionando"),
     negation=W(r"não|nunca|nenhum|nenhuma|nem|sem|ainda não|tampouco"),
@@ -50,7 +53,9 @@ LEXICON = Lexicon(
         r"(?:depois|em seguida|desde então|mais tarde),? (?:eu )?(?:mudei|alterei|modifiquei|mexi|refatorei|"
         r"reescrevi|renomeei|movi|adicionei|removi)"
     ),
-    transitive=W(r"passar|passa") + r"(?=\s+(?:`|uma?\b|o\b|a\b|os\b|as\b|sua\b|seu\b))",
+    transitive=W(r"passar|passa")
+    + r"(?=\s+(?:`|uma?\b|o\b|a\b|os\b|as\b|sua\b|seu\b))"
+    + r"(?!\s+(?:o|a|os|as)\s+(?:\d+(?:\s|$|[.,;])|(?:\d+ )?(?:testes?|specs?|unitários|e2e)\b))",
     clause_break=W(r"e|mas|embora|enquanto|porque|então|porém"),
     green_subject=W(r"tudo"),
 )
