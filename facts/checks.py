@@ -1454,6 +1454,9 @@ def _command(group_: Group, reader: Reader, *, provisional: bool = False) -> Ver
         also=tuple(also),
         suites=tuple(suites),
         args_to=reader.args_target(best.candidate) if best.candidate.command == primary and not provisional else "",
+        selectors=tuple(
+            dict.fromkeys(s for m in members if m.candidate.command == primary for s in m.candidate.selectors)
+        ),
     )
 
 

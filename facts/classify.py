@@ -666,6 +666,13 @@ def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path |
         reading = receiver if receiver is not None else arguments_of or _identified(spelled.tokens)
         narrowing = narrowing_of(passed if receiver is not None else trailing, reading, invocation.cwd, root).reasons
         narrowing += [f"option {a}" for a in invocation.wrapper_args if a not in spelled.wrapper_args]
+        narrowing += [
+            f"variable {t}"  # `make t F=router`: the recipe's filter, empty unless a run sets it
+            for t in trailing
+            if t.partition("=")[0] in command.selectors
+            and t.partition("=")[2].strip("'\" ")
+            and f"variable {t}" not in narrowing
+        ]
         if narrower:
             missing = [t for t in spelled.tokens if t not in invocation.tokens]
             narrowing.insert(0, "without " + " ".join(missing) if missing else "a narrower run")

@@ -59,6 +59,8 @@ class VerifyCommand:
     # command its extra arguments reach (`npm test -- -u` gives `-u` to the script's `jest`).
     suites: tuple[str, ...] = ()
     args_to: str = ""
+    # variables a run of it may set to select part of what it runs (`F` for a recipe whose test filter is `$(F)`)
+    selectors: tuple[str, ...] = ()
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -86,6 +88,8 @@ class VerifyCommand:
             data["suites"] = list(self.suites)
         if self.args_to:
             data["args_to"] = self.args_to
+        if self.selectors:
+            data["selectors"] = list(self.selectors)
         return data
 
     @classmethod
@@ -101,6 +105,7 @@ class VerifyCommand:
             also=tuple(data.get("also", ())),
             suites=tuple(str(s) for s in data.get("suites", ())),
             args_to=str(data.get("args_to", "")),
+            selectors=tuple(str(s) for s in data.get("selectors", ())),
         )
 
 

@@ -64,6 +64,9 @@ class Candidate:
     ci: Any = None  # the CI context of a workflow step (signals.ci.StepContext)
     set_aside: tuple[str, str] | None = None  # (why, reason) when the reader already knows it is not a check
     order: int = 0
+    # variables a run may set to pick part of what it runs (`make t F=router` where the recipe passes `$(F)` as
+    # the test filter and the Makefile leaves it empty)
+    selectors: tuple[str, ...] = ()
 
 
 @dataclass

@@ -302,6 +302,38 @@ MAX_MAKE_TARGETS = 2000
 _NUMBERS = lazy(r"\d{2,}")  # no name pattern tells `py311` from `py0` (`e2e` keeps its single digit)
 
 
+# A variable in a selecting place of a recipe: the value of a selecting variable (`TEST_FILTER='$(F)'`) or of a
+# filtering option (`-Dtest-filter=$(F)`, `--filter $(F)`, `-run $(RUN)`, `-k $(K)`).
+_SELECTING_PLACE = lazy(
+    r"(?:(?<![\w-])([A-Za-z_][A-Za-z0-9_]*)=|(?<![\w-])-{1,2}[\w.-]*?(?:filter|only|run|grep|pattern|match|select|k)"
+    r"[\w.-]*[= ])['\"]?\$[({]([A-Za-z_][A-Za-z0-9_]*)[)}]"
+)
+
+
+def selectors(makefile: Makefile, target: str, seen: set[str] | None = None) -> tuple[str, ...]:
+    """The variables a run of `make target` may set to select part of what it runs: those its recipe (and its
+    prerequisites') put in a selecting place while the Makefile leaves them empty, so that only a run that sets
+    one narrows (`make t F=router`; `make test PYTHON=python3.12` is still the whole suite)."""
+    from freshpass.facts.tools.args import _SELECTING_VARIABLE
+
+    seen = seen if seen is not None else set()
+    rule = makefile.rules.get(target)
+    if rule is None or target in seen or len(seen) > _MAX_PREREQUISITE_DEPTH:
+        return ()
+    seen.add(target)
+    found: list[str] = []
+    for prerequisite in rule.prerequisites:
+        found.extend(selectors(makefile, prerequisite, seen))
+    for line in rule.recipe:
+        for place in _SELECTING_PLACE.finditer(line):
+            assigned, variable = place.group(1), place.group(2)
+            if assigned is not None and not _SELECTING_VARIABLE.search(assigned.upper()):
+                continue
+            if makefile.variables.get(variable, "").strip() == "":
+                found.append(variable)
+    return tuple(dict.fromkeys(found))
+
+
 def _read_make(c: Collector, package: Package) -> None:
     rel = next((under(package.cwd, n) for n in MAKEFILES if c.is_file(under(package.cwd, n))), None)
     if rel is None:
@@ -346,7 +378,15 @@ def _read_make(c: Collector, package: Package) -> None:
         c.entry(f"make {name}", package.cwd, source, body, name, kind)
         c.add(
             Candidate(
-                f"make {name}", package.cwd, source, "local", name=name, body=body, spellings=spellings, kind=kind
+                f"make {name}",
+                package.cwd,
+                source,
+                "local",
+                name=name,
+                body=body,
+                spellings=spellings,
+                kind=kind,
+                selectors=selectors(makefile, name),
             )
         )
     if goal and goal in makefile.rules:

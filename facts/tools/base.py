@@ -261,7 +261,10 @@ def updating_assignment(word: str) -> str | None:
 
 # --- names of scripts, targets, sessions and envs ----------------------------------------------------------------
 
-_NEVER_FINISHES = lazy(r"(^|[:_-])(watch|dev|serve|server|start|preview)($|[:_-])|(^|:)(ui|open)$")
+# `dev` after a build verb is a profile (`build-dev`, `build:dev` build in debug mode), not a dev server.
+_NEVER_FINISHES = lazy(
+    r"(^|[:_-])(watch|(?<!build[:_-])(?<!compile[:_-])dev|serve|server|start|preview)($|[:_-])|(^|:)(ui|open)$"
+)
 _WRITER_NAME = lazy(
     r"(^|[:_-])(fix|format|fmt|prettier|prettify|autofix|write|lintfix|black|isort|update|upgrade|generate|gen|"
     r"regen|regenerate|codegen|bless|accept|snapshot-update|vendor|vendoring)($|[:_-])"

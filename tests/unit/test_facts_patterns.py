@@ -446,6 +446,25 @@ CASES: dict[str, Case] = {
             ("make test", ".", True, "full"),
         ],
     ),
+    "a-make-variable-the-recipe-filters-by": Case(
+        files={
+            "build.zig": 'const std = @import("std");\n',
+            "Makefile": (
+                "F=\nzig ?= zig\nOPT ?= Debug\n.PHONY: t\nt:\n"
+                "\tTEST_FILTER='${F}' '${zig}' build test -Doptimize=$(OPT) --summary all\n"
+                ".PHONY: u\nu:\n\tzig build test -Dtest-filter=$(NAME)\n"
+            ),
+            "CONTRIBUTING.md": "Run `make t`; one test: `make t F=router`.\n",
+        },
+        primary={"test": "make t"},
+        lines=[
+            ("make t F=router", ".", True, "targeted"),
+            ('make t F="server"', ".", True, "targeted"),
+            ("make t F=", ".", True, "full"),
+            ("make t OPT=ReleaseFast", ".", True, "full"),  # a variable with a value of its own picks nothing
+            ("make t zig=zig-0.14", ".", True, "full"),
+        ],
+    ),
     "mix-alias-running-every-check": Case(
         files={
             "mix.exs": (
@@ -590,3 +609,14 @@ def test_mix_aliases_are_read_as_written() -> None:
     ]
     assert mix_aliases('defp aliases do\n  [unclosed: ["test"\nend\n') == []
     assert mix_aliases("no aliases here") == []
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("build-dev", "build"), ("build:dev", "build"), ("compile_dev", "build"), ("dev", "watches"),
+     ("start:dev", "watches"), ("dev-build", "watches"), ("test:dev", "watches")],
+)  # fmt: skip
+def test_dev_after_a_build_verb_is_a_profile_not_a_server(name: str, said: str) -> None:
+    from freshpass.facts.tools.base import script_kind
+
+    assert script_kind(name) == said
