@@ -1129,6 +1129,24 @@ def _direct_runs(group_: Group) -> frozenset[Key]:
     return frozenset(r.key for r in best.analysis.runs if r.kind == group_.kind and r.depth == 0)
 
 
+# Qualifiers that make a name the whole of its check, not a variant of it (`test_all`, `test-full`).
+_WHOLE_QUALIFIER = re.compile(r"^(?:all|full|everything|complete|ci|whole)$")
+
+
+def _opaque_variant(candidate: Group, other: Group) -> bool:
+    """Whether `candidate` is named as a variant of `other` (`make test_classic` beside `make test`, `rake
+    spec:unit` beside `rake spec`), both run by the same program, where neither body can be read to tell."""
+    if any(m.candidate.body not in (None, (m.candidate.command,)) for g in (candidate, other) for m in g.members):
+        return False  # a body to read (a document's line is its own body: nothing more is known of it)
+    mine, theirs = candidate.best().candidate.command.split(), other.best().candidate.command.split()
+    if len(mine) != len(theirs) or len(mine) < 2 or mine[:-1] != theirs[:-1]:
+        return False
+    name, base = mine[-1], theirs[-1]
+    if not name.startswith(base) or len(name) <= len(base) + 1 or name[len(base)] not in "-_:":
+        return False
+    return not _WHOLE_QUALIFIER.match(name[len(base) + 1 :])
+
+
 def _parts(groups: list[Group]) -> list[Group]:
     """Groups another group of the same kind runs together with more checks of that kind (`pnpm test-unit` run by
     `pnpm test`, `rake spec:unit` run by the default task): narrower parts of that check."""
@@ -1142,8 +1160,13 @@ def _parts(groups: list[Group]) -> list[Group]:
             if i == j or other.kind != candidate.kind or j in taken:
                 continue
             runs = {key for key, kind in runs_of[j] if kind == candidate.kind}
-            # it runs this check and more; or this one runs a part of what it runs (`spec` ⊂ `all_specs`)
-            if (runs & keys[i] and runs - keys[i] - keys[j]) or (direct[i] and direct[j] and direct[i] < direct[j]):
+            # it runs this check and more; or this one runs a part of what it runs (`spec` ⊂ `all_specs`); or,
+            # where neither body can be read, this one is named as a variant of it (`make test_classic`)
+            if (
+                (runs & keys[i] and runs - keys[i] - keys[j])
+                or (direct[i] and direct[j] and direct[i] < direct[j])
+                or _opaque_variant(candidate, other)
+            ):
                 parts.append(candidate)
                 taken.add(i)
                 for member in candidate.members:

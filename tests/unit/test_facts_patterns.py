@@ -465,6 +465,22 @@ CASES: dict[str, Case] = {
             ("make t zig=zig-0.14", ".", True, "full"),
         ],
     ),
+    "a-documented-variant-of-a-target-nobody-can-read": Case(
+        files={
+            "Makefile.PL": "use ExtUtils::MakeMaker;\nWriteMakefile(NAME => 'X');\n",
+            "t/basic.t": "use Test::More;\nok(1);\ndone_testing;\n",
+            "DEVELOPERS.md": (
+                "# Testing\n\n```\nperl Makefile.PL\nmake test\n```\n\n"
+                "Only the classic tests:\n\n```\nmake test_classic\n```\n\nEverything:\n\n```\nmake test_all\n```\n"
+            ),
+        },
+        primary={"test": "make test"},
+        lines=[
+            ("make test", ".", True, "full"),
+            ("make test_classic", ".", True, "targeted"),  # named as a variant of `make test`: a part of it
+            ("make test_all", ".", True, "full"),
+        ],
+    ),
     "mix-alias-running-every-check": Case(
         files={
             "mix.exs": (
