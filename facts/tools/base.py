@@ -281,7 +281,11 @@ _NAME_KINDS: tuple[tuple[LazyPattern, Kind], ...] = (
         "test",
     ),
     (lazy(r"(^|[:_-])(lint|linters?|eslint|ruff|flake8|pylint|style|clippy|vet)($|[:_-])"), "lint"),
-    (lazy(r"^(check|checks|ci|verify|validate|precommit|pre-commit|qa|all-checks|check-all)($|[:_-])"), "check"),
+    # `cibuild`: what the "scripts to rule them all" convention (`script/cibuild`) names everything CI runs
+    (
+        lazy(r"^(check|checks|ci|cibuild|verify|validate|precommit|pre-commit|qa|all-checks|check-all)($|[:_-])"),
+        "check",
+    ),
     (lazy(r"^(build|compile)($|[:_-])"), "build"),
 )
 _PYTHON_ENV = lazy(r"^(py|pypy)\d*(\.\d+)?([-_].*)?$")

@@ -481,6 +481,18 @@ CASES: dict[str, Case] = {
             ("make test_all", ".", True, "full"),
         ],
     ),
+    "scripts-to-rule-them-all-cibuild": Case(
+        files={
+            "Gemfile": "source 'https://rubygems.org'\ngem 'minitest'\ngem 'rubocop'\n",
+            "script/fmt": "#!/usr/bin/env bash\nbundle exec rubocop $@\n",
+            "script/test": "#!/usr/bin/env bash\nbundle exec rake test\n",
+            "script/cibuild": "#!/usr/bin/env bash\nset -e\nscript/fmt\nscript/test\n",
+            "Rakefile": "require 'rake/testtask'\nRake::TestTask.new(:test)\ntask default: :test\n",
+            "test/x_test.rb": "require 'minitest/autorun'\n",
+            "CONTRIBUTING.md": "# Running tests\n\nMake sure everything passes:\n\n```sh\nscript/cibuild\n```\n",
+        },
+        lines=[("script/cibuild", ".", True, "full"), ("script/test", ".", True, "full")],
+    ),
     "mix-alias-running-every-check": Case(
         files={
             "mix.exs": (
