@@ -486,7 +486,10 @@ CASES: dict[str, Case] = {
             "Gemfile": "source 'https://rubygems.org'\ngem 'minitest'\ngem 'rubocop'\n",
             "script/fmt": "#!/usr/bin/env bash\nbundle exec rubocop $@\n",
             "script/test": "#!/usr/bin/env bash\nbundle exec rake test\n",
-            "script/cibuild": "#!/usr/bin/env bash\nset -e\nscript/fmt\nscript/test\n",
+            "script/cibuild": (
+                '#!/usr/bin/env bash\nset -e\nif [[ -z "$TEST_SUITE" ]]\nthen\n  script/fmt\n  script/test\n'
+                'elif [[ -x "script/$TEST_SUITE" ]]\nthen\n  script/$TEST_SUITE\nfi\n'
+            ),
             "Rakefile": "require 'rake/testtask'\nRake::TestTask.new(:test)\ntask default: :test\n",
             "test/x_test.rb": "require 'minitest/autorun'\n",
             "CONTRIBUTING.md": "# Running tests\n\nMake sure everything passes:\n\n```sh\nscript/cibuild\n```\n",
