@@ -1147,19 +1147,24 @@ def _opaque_variant(candidate: Group, other: Group) -> bool:
     return not _WHOLE_QUALIFIER.match(name[len(base) + 1 :])
 
 
-def _parts(groups: list[Group]) -> list[Group]:
+def _parts(groups: list[Group], reader: Reader) -> list[Group]:
     """Groups another group of the same kind runs together with more checks of that kind (`pnpm test-unit` run by
-    `pnpm test`, `rake spec:unit` run by the default task): narrower parts of that check."""
+    `pnpm test`, `rake spec:unit` run by the default task): narrower parts of that check. What the other names
+    counts as more even where its body cannot be read (`npm run test:unit && npm run test:browser`)."""
     parts: list[Group] = []
     taken: set[int] = set()
     keys = [g.keys() for g in groups]
     direct = [_direct_runs(g) for g in groups]
     runs_of = [{(r.key, r.kind) for m in g.members for r in m.analysis.runs} for g in groups]
+    named = [_named_in_body(reader, g) for g in groups]
     for i, candidate in enumerate(groups):
         for j, other in enumerate(groups):
             if i == j or other.kind != candidate.kind or j in taken:
                 continue
+            other_kinds = {key for key, kind in runs_of[j] if kind != candidate.kind}
             runs = {key for key, kind in runs_of[j] if kind == candidate.kind}
+            if not _prepares(candidate) and not _prepares(other) and not other.weak:
+                runs |= named[j] - other_kinds
             # it runs this check and more; or this one runs a part of what it runs (`spec` ⊂ `all_specs`); or,
             # where neither body can be read, this one is named as a variant of it (`make test_classic`)
             if (
@@ -1212,6 +1217,23 @@ def _ambiguous(groups: list[Group]) -> tuple[str, ...]:
     return tuple(found)
 
 
+# A step named for preparing a run (`test.setup`, `test:prepare`, `test-db-reset`), not a part of it.
+_PREPARES = lazy(r"(^|[.:_-])(setup|prepare|init|install|deps|bootstrap|clean|reset|seed|migrate|db)($|[.:_-])")
+
+
+def _prepares(group_: Group) -> bool:
+    return any(_PREPARES.search(m.candidate.name or "") for m in group_.members)
+
+
+def _named_in_body(reader: Reader, group_: Group) -> set[Key]:
+    """The entry points a group's bodies name (`npm run test:mocha` in `npm test`'s script), read or not."""
+    found: set[Key] = {r.key for m in group_.members for r in m.analysis.runs}
+    for member in group_.members:
+        for text in member.candidate.body or ():
+            found.update(reader.keys_of(text, member.candidate.cwd))
+    return found
+
+
 def decide_checks(c: Collector, packages: Iterable[str]) -> Outcome:
     """`packages`: the workspace members the root's own scripts drive (their checks count only for kinds the
     root declares nothing for); independent sub-projects keep their own checks."""
@@ -1224,13 +1246,26 @@ def decide_checks(c: Collector, packages: Iterable[str]) -> Outcome:
     decided = [decide(reader, candidate) for candidate in local]
     decided.extend(_docs_candidates(c, reader))
     groups, set_aside = group(decided)
-    for part in _parts(groups):
+    for part in _parts(groups, reader):
         groups.remove(part)
         set_aside.extend(part.members)
     for weak in [g for g in groups if g.weak]:
         groups.remove(weak)
+        # one a check of its kind runs (`npm test` running `npm run test:mocha` && …): a part of that check
+        whole = next(
+            (g for g in groups if g.kind == weak.kind and not g.weak and weak.keys() & _named_in_body(reader, g)),
+            None,
+        )
+        if _prepares(weak):
+            whole = None  # `test.setup` run before `mix test`: it prepares the run, it checks nothing
         for member in weak.members:
-            member.set_aside = ("not-a-check", "only its name says it checks; what it runs is not readable as shell")
+            if whole is not None:
+                member.set_aside = ("narrower", f"a part of `{whole.best().candidate.command}`")
+            else:
+                member.set_aside = (
+                    "not-a-check",
+                    "only its name says it checks; what it runs is not readable as shell",
+                )
             set_aside.append(member)
 
     # CI: corroborate local checks, set aside what is narrower or CI-only, fall back for kinds nothing local has.

@@ -496,6 +496,23 @@ CASES: dict[str, Case] = {
         },
         lines=[("script/cibuild", ".", True, "full"), ("script/test", ".", True, "full")],
     ),
+    "unreadable-parts-the-plain-script-runs": Case(
+        files={
+            "package.json": (
+                '{"name": "x", "scripts": {"test": "npm run test:unit && npm run test:browser", '
+                '"test:unit": "node bin/hotfix.js mocha test/unit --exit", '
+                '"test:browser": "node bin/hotfix.js karma start --single-run", '
+                '"test:other": "node bin/hotfix.js mocha test/other"}}'
+            ),
+            "bin/hotfix.js": "require('child_process').spawnSync(process.argv[2], process.argv.slice(3));\n",
+        },
+        primary={"test": "npm test"},
+        lines=[
+            ("npm test", ".", True, "full"),
+            ("npm run test:unit", ".", True, "targeted"),  # a part of `npm test`, whatever its body runs
+            ("npm run test:other", ".", False, None),  # only its name says it tests, and nothing runs it
+        ],
+    ),
     "mix-alias-running-every-check": Case(
         files={
             "mix.exs": (
