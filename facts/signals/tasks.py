@@ -8,6 +8,7 @@ reads through it. Whether a target is a check, and of what kind, is decided by `
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -477,6 +478,9 @@ def _read_just(c: Collector, package: Package) -> None:
 # -- Task (taskfile.dev) -------------------------------------------------------------------------------------------
 
 
+_ENV_NAME = lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
 def _task_lines(tasks: dict[str, Any], name: str, seen: set[str]) -> tuple[list[str], bool]:
     """Command lines of a task (its deps' and called tasks' included) and whether it watches."""
     if name in seen or not isinstance(tasks.get(name), (dict, list, str)):
@@ -498,11 +502,18 @@ def _task_lines(tasks: dict[str, Any], name: str, seen: set[str]) -> tuple[list[
             more, watch = _task_lines(tasks, dep_name, seen)
             lines.extend(more)
             watches = watches or watch
+    # the task's `env:` is the environment of its own commands (`GOLDIE_UPDATE: 'true'` makes `go test` write)
+    env = task.get("env")
+    prefix = "".join(
+        f"{key}={shlex.quote(str(value).lower() if isinstance(value, bool) else str(value))} "
+        for key, value in (env.items() if isinstance(env, dict) else ())
+        if isinstance(key, str) and _ENV_NAME.match(key) and isinstance(value, (str, int, float, bool))
+    )
     for cmd in _as_list(task.get("cmds")):
         if isinstance(cmd, str):
-            lines.append(cmd)
+            lines.append(prefix + cmd)
         elif isinstance(cmd, dict) and isinstance(cmd.get("cmd"), str):
-            lines.append(cmd["cmd"])
+            lines.append(prefix + cmd["cmd"])
         elif isinstance(cmd, dict) and isinstance(cmd.get("task"), str):
             called = tasks.get(cmd["task"])
             if isinstance(called, dict) and guarded_setup(_as_list(called.get("status"))):

@@ -513,6 +513,19 @@ CASES: dict[str, Case] = {
             ("npm run test:other", ".", False, None),  # only its name says it tests, and nothing runs it
         ],
     ),
+    "a-task-whose-env-makes-its-tests-write": Case(
+        files={
+            "go.mod": "module example.com/x\n\ngo 1.22\n",
+            "x_test.go": "package x\n",
+            "Taskfile.yml": (
+                "version: '3'\ntasks:\n  test:\n    cmds:\n      - go test ./...\n"
+                "  generate:fixtures:\n    env:\n      GOLDIE_UPDATE: 'true'\n    cmds:\n      - go test ./...\n"
+            ),
+        },
+        primary={"test": "task test"},
+        not_proposed=["task generate:fixtures"],
+        lines=[("task test", ".", True, "full"), ("task generate:fixtures", ".", False, None)],
+    ),
     "mix-alias-running-every-check": Case(
         files={
             "mix.exs": (
