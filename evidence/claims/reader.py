@@ -197,7 +197,7 @@ def _first_current(masked: str, clauses: list[tuple[int, int]], patterns: Patter
     older = [found.end() for found in patterns["reported"].finditer(masked)]
     if older:
         now = next((found for found in patterns["present"].finditer(masked) if found.start() >= older[-1]), None)
-        if now is None or clause_of(now.start()) < clause_of(older[-1] - 1):
+        if now is None:
             return None
         first = clause_of(now.start())
     for change in patterns["superseded"].finditer(masked):
