@@ -65,6 +65,7 @@ CHECK_FLAGS = frozenset(
         "--test",
         "--set-exit-if-changed",
         "--check-formatted",
+        "--verify-no-changes",
         "--output=none",
     }
 )
@@ -336,6 +337,8 @@ def writer_reason(command: str, destructive: list[str]) -> str | None:
     for index, token in enumerate(program):
         if token.startswith("-") or (index and program[index - 1] in CONFIG_OPTIONS):
             continue
+        if index > 1 and program[index - 1] == "as" and os.path.basename(program[0]) == "rebar3":
+            continue  # `rebar3 as release escriptize`: a profile's name, like `-c Release`
         # a path is looked at only as the program run (`./deploy.sh`, `python scripts/release.py`), not as an
         # argument (`pytest tests/test_release.py`)
         if ("/" in token or "." in token) and not (

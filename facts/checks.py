@@ -53,6 +53,7 @@ from freshpass.facts.tools import (
     identify,
     name_kind,
     name_stem,
+    names_kind,
     narrowing_of,
     script_kind,
     suite_of,
@@ -608,7 +609,7 @@ class Reader:
         if candidate.body is None or depth > _MAX_DEPTH:
             return ""
         head = candidate.command.split()[:1]
-        appends = head and head[0] in ("npm", "pnpm", "yarn", "bun", "composer", "hatch", "pdm", "just", "deno")
+        appends = head and head[0] in ("npm", "pnpm", "yarn", "bun", "composer", "hatch", "pdm", "just", "deno", "mix")
         posargs = head and head[0] in ("tox", "nox")
         last: tuple[Invocation, ScriptCommand] | None = None
         for text in candidate.body:
@@ -708,8 +709,9 @@ class Reader:
                 analysis.runs.append(Run(key, entry.kind, entry.suite, entry.command, True, False, False, depth + 1))
         else:
             body = list(entry.body)
-            if extra and body and key[1][:1] == ("<package-script>",):
-                # a package script's extra arguments are appended to its last command (`npm run lint -- --fix`)
+            if extra and body and (key[1][:1] == ("<package-script>",) or entry.command.split()[:1] == ["mix"]):
+                # a package script's extra arguments are appended to its last command (`npm run lint -- --fix`),
+                # and so are a mix alias's (`mix format --check-formatted` where `format: "format --migrate"`)
                 body[-1] = body[-1].rstrip() + " " + join_words(list(extra))
             for text in body:
                 self._read(text, entry.cwd, analysis, skip, depth, ci)
@@ -828,6 +830,10 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
     if analysis.fetches:
         decided.set_aside = ("fetches", f"{analysis.fetches[0]}: it runs code that is not this project's")
         return decided
+    if candidate.name and candidate.origin == "local" and script_kind(candidate.name) == "publishes":
+        # `release:` that only builds today is still what the maintainers named for releasing: never one click
+        decided.set_aside = ("publishes", f"`{candidate.name}` is named for releasing or publishing")
+        return decided
     if candidate.name and watcher_name(candidate.name) and candidate.origin in ("local", "docs") and analysis.runs:
         decided.set_aside = ("watches", f"`{candidate.name}` names a server or watcher: it never finishes")
         return decided
@@ -927,7 +933,7 @@ def _exactness(decided: Decided, kind: Kind) -> int:
         return 3
     if name in _EXACT_NAMES[kind] or (name and name_stem(name) in _EXACT_NAMES[kind]):
         return 0
-    return 1 if name and name_kind(name) == kind else 2
+    return 1 if name and (name_kind(name) == kind or names_kind(name, kind)) else 2
 
 
 def _umbrella(decided: Decided) -> int:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from freshpass.facts.signals.base import Candidate, Collector, Package
-from freshpass.facts.tools.base import Identification, Identified, Runner, formatter, opts, tool, watches, writes
+from freshpass.facts.tools.base import Identification, Identified, Runner, formatter, has, opts, tool, watches, writes
 from freshpass.facts.tools.generic import LINT_PATHS, TYPECHECK_PATHS
 
 from . import _summaries
@@ -20,6 +20,16 @@ MIX_TEST = Runner(
     positionals="paths",  # `test/foo_test.exs:12`
     neutral=opts("--cover --trace --warnings-as-errors --seed --max-failures --slowest --color --no-color"),
     test_dirs=frozenset({"test"}),
+)
+
+
+MIX_CHECK = Runner(
+    "mix check",
+    "check",
+    opts("--only --except --config --manifest"),
+    opts("--only --except --retry"),
+    positionals="never",
+    neutral=opts("--no-parallel --parallel --no-exit-status"),
 )
 
 
@@ -41,6 +51,12 @@ def _mix(tokens: tuple[str, ...]) -> Identification:
         return Identified(LINT_PATHS, 2, "lint", "mix credo")
     if sub == "dialyzer":
         return Identified(TYPECHECK_PATHS, 2, "typecheck", "mix dialyzer")
+    if sub == "check":
+        # mix has no `check` task of its own: it is ex_check's, which runs every configured tool, tests included
+        # (`--fix` lets the tools rewrite files; `--only`, `--except` and `--retry` run some of them)
+        if has(args, "--fix"):
+            return writes("`mix check --fix` lets the tools rewrite files")
+        return Identified(MIX_CHECK, 2, "check", "mix check", frozenset({"test"}))
     return Identified(MIX_TEST, 2, "build", "mix compile") if sub == "compile" else None
 
 
@@ -121,12 +137,18 @@ def mix_aliases(text: str) -> list[tuple[str, tuple[str, ...]]]:
     return aliases
 
 
+_EX_CHECK = re.compile(r"\{\s*:ex_check\s*,")
+
+
 def _read(c: Collector, package: Package) -> None:
     manifest = present_manifest(c, ECOSYSTEM, package.cwd)
     if manifest is None:
         return
     read_conventions(c, package, ECOSYSTEM, manifest)
-    for name, body in mix_aliases(c.read_text(manifest) or ""):
+    text = c.read_text(manifest) or ""
+    if _EX_CHECK.search(text) and not any(name == "check" for name, _ in mix_aliases(text)):
+        c.add(Candidate("mix check", package.cwd, manifest, "tool", kind="check", body=("mix check",)))
+    for name, body in mix_aliases(text):
         command, source = f"mix {name}", f"{manifest}#aliases.{name}"
         c.entry(command, package.cwd, source, body, name)
         c.add(Candidate(command, package.cwd, source, "local", name=name, body=body))

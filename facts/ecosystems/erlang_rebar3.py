@@ -4,7 +4,9 @@ one every generated project has) and `rebar3 ct` (Common Test suites, `test/*_SU
 
 from __future__ import annotations
 
-from freshpass.facts.tools.base import Identification, Identified, Runner, opts, tool
+import dataclasses
+
+from freshpass.facts.tools.base import Identification, Identified, Runner, formatter, opts, publishes, tool
 
 from . import _summaries
 from .base import Convention, Ecosystem, Vocabulary
@@ -19,6 +21,10 @@ REBAR3_TEST = Runner(
     neutral=opts("-c --cover -v --verbose --readable"),
 )
 
+# eunit and Common Test are two suites: a run of one is no run of the other (`make test` running `rebar3 ct`)
+_BUNDLES = dataclasses.replace(REBAR3_TEST, name="rebar3 bundle")
+_SUITES = {name: dataclasses.replace(REBAR3_TEST, name=f"rebar3 {name}") for name in ("eunit", "ct")}
+
 
 @tool("rebar3")
 def _rebar3(tokens: tuple[str, ...]) -> Identification:
@@ -27,12 +33,27 @@ def _rebar3(tokens: tuple[str, ...]) -> Identification:
     args = tokens[1 + skip :]
     head = 2 + skip
     if args[:1] in (("eunit",), ("ct",)):
-        return Identified(REBAR3_TEST, head, "test", f"rebar3 {args[0]}")
+        return Identified(_SUITES[args[0]], head, "test", f"rebar3 {args[0]}")
     if args[:1] == ("do",) and any(a.strip(",") in ("eunit", "ct") for a in args[1:]):
         return Identified(REBAR3_TEST, len(tokens), "test", "rebar3 do")
     if args[:1] in (("dialyzer",), ("xref",)):
         return Identified(REBAR3_TEST, head, "typecheck" if args[0] == "dialyzer" else "lint", f"rebar3 {args[0]}")
-    return Identified(REBAR3_TEST, head, "build", "rebar3 compile") if args[:1] == ("compile",) else None
+    if args[:1] == ("fmt",):  # the erlfmt plugin
+        return formatter("rebar3 fmt", args[1:], check=("--check", "-c"), write=("--write", "-w"), head=head)
+    if args[:1] in (("hex",), ("publish",)) and (args[:2] == ("hex", "publish") or args[0] == "publish"):
+        return publishes("`rebar3 hex publish` publishes to hex.pm")
+    if args[:1] == ("compile",):
+        return Identified(REBAR3_TEST, head, "build", "rebar3 compile")
+    # `escriptize`, `release` and `tar` build a bundle into _build (nothing is published): builds, but other ones
+    # than compiling the project
+    if args[:1] in (("escriptize",), ("release",), ("tar",)):
+        return Identified(_BUNDLES, head, "build", f"rebar3 {args[0]}")
+    return None
+
+
+@tool("erlfmt")
+def _erlfmt(tokens: tuple[str, ...]) -> Identification:
+    return formatter("erlfmt", tokens[1:], check=("--check", "-c"), write=("--write", "-w"))
 
 
 ECOSYSTEM = Ecosystem(

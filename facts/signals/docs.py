@@ -327,14 +327,24 @@ def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, 
                     found.append((inline, where, bool(_FULL_SAID.search(block.text))))
             if block.text.strip():
                 prose = block.text
-    return [(command, cwd, emphasis) for command, cwd, emphasis in found if command and len(command) < 200]
+    # a folder is never a command (`tests/` in a picture of the tree)
+    return [
+        (command, cwd, emphasis)
+        for command, cwd, emphasis in found
+        if command and len(command) < 200 and not command.split()[0].endswith("/")
+    ]
 
 
 def _is_listing(lines: tuple[str, ...]) -> bool:
-    """A block drawing a directory tree (`├── src/`) or listing paths: a picture of the repository, not commands."""
+    """A block drawing a directory tree (`├── src/`) or listing folders (`tests/   # the suites`): a picture of the
+    repository, not commands."""
+    folders = [_TRAILING_COMMENT.sub("", line).strip() for line in lines]
     return any(glyph in line for line in lines for glyph in ("├", "└", "│")) or bool(
-        lines and all(line.strip().endswith("/") for line in lines if line.strip())
+        lines and all(line.endswith("/") for line in folders if line)
     )
+
+
+_TRAILING_COMMENT = lazy(r"\s+#.*$")
 
 
 def _block_commands(block: list[str]) -> list[tuple[str, str]]:

@@ -21,6 +21,7 @@ from .base import (
     identify,
     name_kind,
     name_stem,
+    names_kind,
     script_kind,
     suite_of,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "identify",
     "name_kind",
     "name_stem",
+    "names_kind",
     "narrowing_of",
     "normalise",
     "parse_test_counts",

@@ -198,13 +198,25 @@ def identify(tokens: tuple[str, ...]) -> Identification:
     if asks_help and head not in _HELP_IS_A_NAME:
         return prints(f"`{head}` with help/version arguments only prints")
     found = _BY_HEAD.get(head)
-    if found is not None:
-        return found(tokens)
-    for candidate in (*_FALLBACKS, *_LAST_RESORT):
+    result = found(tokens) if found is not None else None
+    for candidate in () if found is not None else (*_FALLBACKS, *_LAST_RESORT):
         result = candidate(tokens)
         if result is not None:
-            return result
-    return None
+            break
+    if isinstance(result, Identified) and result.kind == "test" and has(args, *_REWRITES_EXPECTATIONS):
+        return writes(
+            f"`{result.label} {next(a for a in args if a.split('=')[0] in _REWRITES_EXPECTATIONS)}` "
+            "rewrites the expected outputs"
+        )
+    return result
+
+
+# Options that make any test runner rewrite its expected outputs instead of checking them (pest, jest, vitest,
+# playwright, golden-file helpers); runners with their own writer options say so in their own module too.
+_REWRITES_EXPECTATIONS = opts(
+    "--update-snapshots --update-snapshot --snapshot-update --update-goldens --update-golden --update-golden-files "
+    "--bless --force-regen"
+)
 
 
 # The directories that hold a project's tests, by convention (`test/runner.rb` is a script of the suite).
@@ -243,7 +255,10 @@ def formatter(
 
 # Environment variables test tools read as "rewrite the expected outputs" (insta, trybuild, expect-test, ruff's
 # schema test, snapshot libraries): set to anything but a false value, the run rewrites files.
-_UPDATING_VARIABLE = lazy(r"(^|_)(UPDATE|BLESS|OVERWRITE|REGEN|REGENERATE|ACCEPT|SNAPSHOT_UPDATE)(_|$)")
+_UPDATING_VARIABLE = lazy(
+    r"(^|_)(UPDATE|BLESS|OVERWRITE|REGEN|REGENERATE|ACCEPT|SNAPSHOT_UPDATE)(_|$)"
+    r"|(^|_)(REBUILD|RECORD|REFRESH)_(SNAPSHOTS?|GOLDENS?|FIXTURES?|EXPECT\w*)$"
+)
 _FALSE_VALUES = frozenset({"", "0", "false", "no", "off", "never", "n"})
 
 
@@ -268,6 +283,10 @@ _NEVER_FINISHES = lazy(
 _WRITER_NAME = lazy(
     r"(^|[:_-])(fix|format|fmt|prettier|prettify|autofix|write|lintfix|black|isort|update|upgrade|generate|gen|"
     r"regen|regenerate|codegen|bless|accept|snapshot-update|vendor|vendoring)($|[:_-])"
+)
+_FORMAT_CHECK = lazy(
+    r"(^|[:_-])((fmt|format|formatting|prettier|black|isort|style)[:_-]?(check|verify|lint)|"
+    r"(check|verify)[:_-]?(fmt|format|formatting|prettier|style))($|[:_-])"
 )
 _PUBLISHER_NAME = lazy(r"(^|[:_-])(release|publish|deploy|upload|bump|tag|version|changelog|prepare-release)($|[:_-])")
 _SETUP_NAME = lazy(
@@ -295,6 +314,7 @@ _SAYS_SOMETHING = lazy(
         f"(?:{p.pattern})"
         for p in (
             _NEVER_FINISHES,
+            _FORMAT_CHECK,
             _WRITER_NAME,
             _PUBLISHER_NAME,
             _SETUP_NAME,
@@ -330,6 +350,8 @@ def script_kind(name: str) -> Kind | Literal["writes", "publishes", "watches", "
         return None  # one pass over the name instead of every pattern in turn (generated names by the thousand)
     if _NEVER_FINISHES.search(stem):
         return "watches"
+    if _FORMAT_CHECK.search(stem):
+        return "lint"  # a formatter in check mode (`format:check`, `checkfmt`): it reports, it does not rewrite
     if _WRITER_NAME.search(stem):
         return "writes"
     if _PUBLISHER_NAME.search(stem):
@@ -342,6 +364,12 @@ def script_kind(name: str) -> Kind | Literal["writes", "publishes", "watches", "
     if stem.startswith("test") or stem.endswith("test") or stem.endswith("_spec") or _PYTHON_ENV.match(stem):
         return "test"
     return None
+
+
+def names_kind(name: str, kind: Kind) -> bool:
+    """Does any part of a name say `kind` (`test:lint` says lint as well as test)?"""
+    stem = name_stem(name)
+    return any(k == kind and pattern.search(stem) for pattern, k in _NAME_KINDS)
 
 
 def name_kind(name: str) -> Kind | None:

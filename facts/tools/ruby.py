@@ -76,6 +76,8 @@ def _ruby_linters(tokens: tuple[str, ...]) -> Identification:
     fix = ("-a", "-A", "--autocorrect", "--auto-correct", "--autocorrect-all", "--auto-correct-all", "-x", "--fix")
     if has(args, *fix):
         return writes(f"`{head}` with {'/'.join(fix[:4])} rewrites files")
+    if has(args, "--auto-gen-config", "--regenerate-todo"):
+        return writes(f"`{head} --auto-gen-config` writes the to-do configuration (.rubocop_todo.yml)")
     return Identified(LINT_PATHS, 1, "lint", head)
 
 

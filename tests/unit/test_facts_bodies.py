@@ -135,10 +135,35 @@ def test_script_commands_read_compound_commands_and_skip_heredocs() -> None:
         ("build:mantine-ui", "build"),  # `ui` ends a name only in `test:ui`-like spellings
         ("install", "setup"),
         ("html", None),
+        # a formatter in check mode reports: it does not rewrite
+        ("format:check", "lint"),
+        ("check-format", "lint"),
+        ("checkfmt", "lint"),
+        ("fmt_check", "lint"),
+        ("prettier:check", "lint"),
+        ("format:fix", "writes"),
+        ("fmt", "writes"),
     ],
 )
 def test_what_a_name_says(name: str, said: str | None) -> None:
     assert script_kind(name) == said
+
+
+@pytest.mark.parametrize(
+    ("words", "effect"),
+    [
+        (("php", "bin/pest", "--update-snapshots"), "writes"),
+        (("vendor/bin/phpunit", "--update-snapshot"), "writes"),
+        (("REBUILD_SNAPSHOTS=true", "vendor/bin/pest"), "writes"),
+        (("FORCE_REBUILD=1", "vendor/bin/pest"), None),  # rebuilding is no rewrite of the expected outputs
+        (("bundle", "exec", "rubocop", "--auto-gen-config"), "writes"),
+        (("bundle", "exec", "rubocop"), None),
+    ],
+)
+def test_options_and_variables_that_make_a_check_rewrite_its_expectations(
+    tmp_path: Path, words: tuple[str, ...], effect: str | None
+) -> None:
+    assert read(tmp_path, " ".join(words))[1] == effect
 
 
 @pytest.mark.parametrize(

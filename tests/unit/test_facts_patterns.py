@@ -8,6 +8,7 @@ docs/benchmarks.md); the files here are written for the test, not copied.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -526,6 +527,137 @@ CASES: dict[str, Case] = {
         not_proposed=["task generate:fixtures"],
         lines=[("task test", ".", True, "full"), ("task generate:fixtures", ".", False, None)],
     ),
+    "a-script-that-updates-snapshots-through-the-test-runner": Case(
+        files={
+            "composer.json": json.dumps(
+                {
+                    "require-dev": {"pestphp/pest": "^3"},
+                    "scripts": {
+                        "test:refacto": "rector --dry-run",
+                        "test:lint": "pint --test",
+                        "test:unit": "php bin/pest --colors=always",
+                        "update:snapshots": "REBUILD_SNAPSHOTS=true php bin/pest --update-snapshots",
+                        "test": ["@test:refacto", "@test:lint", "@test:unit"],
+                    },
+                }
+            ),
+            "tests/Pest.php": "<?php\n",
+        },
+        # `test:lint` says lint in its name, `test:refacto` only in its body
+        primary={"test": "composer test", "lint": "composer test:lint"},
+        not_proposed=["composer update:snapshots"],
+        lines=[
+            ("composer test", ".", True, "full"),
+            ("composer update:snapshots", ".", False, None),
+            ("vendor/bin/pest --update-snapshots", ".", False, None),
+            ("UPDATE_SNAPSHOTS=1 vendor/bin/pest", ".", False, None),
+        ],
+    ),
+    "rubocop-generating-its-todo-file": Case(
+        files={
+            "Gemfile": "source 'https://rubygems.org'\ngem 'rspec'\ngem 'rubocop'\n",
+            "Rakefile": "require 'rubocop/rake_task'\nRuboCop::RakeTask.new\ntask(default: %i[rubocop spec])\n",
+            "spec/x_spec.rb": "describe 'x' do\nend\n",
+        },
+        lines=[
+            ("bundle exec rubocop", ".", True, "full"),
+            ("bundle exec rubocop --auto-gen-config", ".", False, None),
+        ],
+    ),
+    "a-picture-of-the-tree-with-comments-in-an-agents-file": Case(
+        files={
+            "x.sln": "",
+            "tests/X.Tests/X.Tests.csproj": '<Project Sdk="Microsoft.NET.Sdk"></Project>\n',
+            "CLAUDE.md": (
+                "# X\n\n## Project structure\n\n```\nsrc/\n  X/                 # the library\n"
+                "tests/\n  X.Tests/           # the suite (xUnit)\n```\n"
+            ),
+        },
+        primary={"test": "dotnet test"},
+        not_proposed=["tests/", "src/"],
+    ),
+    "a-mix-alias-that-a-formatter-option-reaches": Case(
+        files={
+            "mix.exs": (
+                "defmodule X.MixProject do\n  use Mix.Project\n\n  def project do\n"
+                '    [app: :x, version: "0.1.0", deps: deps(), aliases: aliases()]\n  end\n\n'
+                '  defp deps do\n    [\n      {:ex_check, "~> 0.12", only: [:dev, :test]},\n'
+                '      {:credo, ">= 0.0.0", only: [:dev, :test]}\n    ]\n  end\n\n'
+                '  defp aliases do\n    [\n      format: "format --migrate",\n      credo: "credo --strict"\n'
+                "    ]\n  end\nend\n"
+            ),
+            "test/x_test.exs": "defmodule XTest do\n  use ExUnit.Case\nend\n",
+            "CONTRIBUTING.md": "## Before a pull request\n\n```\nmix test\nmix check\n```\n\nCheck formatting: "
+            "`mix format --check-formatted`\n",
+        },
+        # ex_check's task runs every configured tool; the alias's last task takes the arguments
+        primary={"check": "mix check", "test": "mix test"},
+        not_proposed=["mix format"],
+        lines=[
+            ("mix check", ".", True, "full"),
+            ("mix check --only credo", ".", True, "targeted"),
+            ("mix check --fix", ".", False, None),
+            ("mix format --check-formatted", ".", True, "full"),
+            ("mix format", ".", False, None),
+        ],
+    ),
+    "sbt-command-aliases": Case(
+        files={
+            "build.sbt": (
+                'addCommandAlias("checkCodeStyle", "scalafmtCheckAll; scalafmtSbtCheck; +headerCheckAll")\n'
+                'addCommandAlias("applyCodeStyle", "+headerCreateAll; scalafmtAll; scalafmtSbt")\n'
+                'addCommandAlias(\n  name = "fixall",\n  value = ";scalafixEnable; scalafixAll; scalafmtAll")\n'
+                'lazy val root = (project in file("."))\n'
+            ),
+            "src/test/scala/XSpec.scala": "class XSpec\n",
+        },
+        primary={"test": "sbt test", "lint": "sbt checkCodeStyle"},
+        not_proposed=["sbt applyCodeStyle", "sbt fixall"],
+        lines=[
+            ("sbt checkCodeStyle", ".", True, "full"),
+            ("sbt applyCodeStyle", ".", False, None),
+            ("sbt scalafmtAll", ".", False, None),
+            ("sbt publishLocal", ".", False, None),
+        ],
+    ),
+    "leiningen-aliases": Case(
+        files={
+            "project.clj": (
+                '(defproject x "0.1.0"\n  :dependencies [[org.clojure/clojure "1.11.1"]]\n'
+                '  :aliases {"test-all" ["with-profile" "default:+1.10:+1.11" "test"]\n'
+                '            "ci" ["do" "clean," "test-all"]  ; every profile, from scratch\n'
+                '            "kibit-all" ^:pass-through-help ["kibit"]}\n'
+                '  :profiles {:1.10 {:dependencies [[org.clojure/clojure "1.10.0"]]}})\n'
+            ),
+            "test/x/core_test.clj": "(ns x.core-test)\n",
+        },
+        primary={"test": "lein test-all"},  # the suite under every profile the project declares
+        lines=[
+            ("lein test", ".", True, "full"),
+            ("lein test-all", ".", True, "full"),
+            ("lein test x.core-test", ".", True, "targeted"),
+        ],
+    ),
+    "a-format-check-target-that-builds-its-formatter-first": Case(
+        files={
+            "rebar.config": "{erl_opts, [debug_info]}.\n",
+            "test/x_SUITE.erl": "-module(x_SUITE).\n",
+            "test/x_tests.erl": "-module(x_tests).\n",
+            "Makefile": (
+                "compile:\n\trebar3 compile\n\ntest:\n\trebar3 ct\n\nrelease:\n\trebar3 as release escriptize\n\n"
+                "fmt: release\n\t_build/release/bin/erlfmt -w\n\n"
+                "checkfmt: release\n\t_build/release/bin/erlfmt -c --exclude-files=src/x_parse.erl\n\n"
+                "check:\n\tmake compile\n\tmake test\n\tmake checkfmt\n"
+            ),
+        },
+        primary={"test": "make test", "lint": "make checkfmt", "check": "make check"},
+        not_proposed=["make fmt", "make release"],
+        lines=[
+            ("make checkfmt", ".", True, "full"),
+            ("rebar3 ct", ".", True, "full"),
+            ("rebar3 eunit", ".", True, "full"),  # eunit is a suite of its own, never a run of `make test`
+        ],
+    ),
     "mix-alias-running-every-check": Case(
         files={
             "mix.exs": (
@@ -670,6 +802,25 @@ def test_mix_aliases_are_read_as_written() -> None:
     ]
     assert mix_aliases('defp aliases do\n  [unclosed: ["test"\nend\n') == []
     assert mix_aliases("no aliases here") == []
+
+
+def test_leiningen_aliases_are_read_as_written() -> None:
+    from freshpass.facts.ecosystems.clojure import lein_aliases
+
+    text = (
+        '(defproject x "1"\n  :aliases {"test-all" ["with-profile" "default:+1.10" "test"] ; all of them\n'
+        '            "ci" ["do" "clean," "test" ":all"]\n            "lint" ["do" ["kibit"] ["eastwood"]]\n'
+        '            "fn" my.ns/alias-fn\n            "odd" ["run" "-m" "x.y" "a \\"b\\""]}\n  :profiles {})\n'
+    )
+    assert lein_aliases(text) == [
+        ("test-all", ("lein with-profile default:+1.10 test",)),
+        ("ci", ("lein clean", "lein test :all")),
+        ("lint", ("lein kibit", "lein eastwood")),
+        ("odd", ("lein run -m x.y 'a \\\"b\\\"'",)),
+    ]
+    assert lein_aliases('(defproject x "1" :aliases {"t" ["test"') == []
+    assert lein_aliases('(defproject x "1" :aliases [:not "a map"])') == []
+    assert lein_aliases("no aliases here") == []
 
 
 @pytest.mark.parametrize(
