@@ -93,7 +93,7 @@ class Patterns(dict[str, "re.Pattern[str]"]):
 BASE_SUBJECTS: dict[str, str] = {
     "test": W(
         r"pytest|jest|vitest|mocha|rspec|phpunit|unittest|tox|nox|ctest|go test|cargo test|cargo nextest|npm test|"
-        r"npm run test|yarn test|pnpm test|mvn test|gradle test|dotnet test|mix test|e2e|unit tests?|tests?|specs?|"
+        r"npm run test|yarn test|pnpm test|mvnw? test|gradlew? test|dotnet test|mix test|e2e|unit tests?|tests?|specs?|"
         r"test suite|testsuite"
     )
     # a test named in inline code: `test_parse_date`, `TestParse`, `parse_test.go`, `cart.spec.ts`
@@ -104,8 +104,10 @@ BASE_SUBJECTS: dict[str, str] = {
     )
     + r"(?! rules?\b| configs?\b| configuration\b| plugins?\b)",  # the linter's rule is no run of it
     "typecheck": W(r"mypy|pyright|tsc|type ?check(?:s|ing|er)?|typecheck"),
-    "build": W(r"cargo build|go build|mvn package|gradle build|npm run build|build(?:s)?"),
-    "check": W(r"ci|make check|just check|pre-commit|cargo check|npm run check|make ci|github actions|pipeline"),
+    "build": W(r"cargo build|go build|mvnw? package|gradlew? build|npm run build|build(?:s)?"),
+    "check": W(r"ci|make check|just check|pre-commit|cargo check|npm run check|make ci|github actions|pipeline")
+    # a project's umbrella in inline code: `./gradlew check`, `mvn verify`, `task ci`, `script/check`
+    + r"|`[^`\n]{0,60}?(?:\s|/)(?:check|verify|ci|validate|precommit)`",
 }
 # Passing counts: "42 passed", "42 passed, 0 failed" (every language pastes them as the runner prints them).
 BASE_SUCCESS = (

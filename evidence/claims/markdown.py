@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 _CHECKBOX = re.compile(r"\A\s*\[[ xX✓✔]\]\s")
+_TICKED = re.compile(r"\A\s*\[[xX✓✔]\]\s*")
 # Headings of what is still to be done: the section under one is a plan, not what happened.
 _PLAN_HEADING = re.compile(
     r"\A\W*(?:next steps?|to ?do|remaining|follow[- ]?ups?|open (?:items|questions)|still to do|not done|plan|"
@@ -28,7 +29,8 @@ _PLAN_HEADING = re.compile(
 @dataclass(frozen=True)
 class Unit:
     """A piece of a message read on its own: `prose` (lines, or cells for a table row), or a `fence` (its info
-    string and body). `quoted`: a checklist item or blockquote, never a claim."""
+    string and body). `quoted`: an unticked checklist item or a blockquote, never a claim (a ticked item, "- [x]
+    Tests pass", says it was done)."""
 
     kind: str  # "prose" | "fence"
     lines: tuple[str, ...]
@@ -82,7 +84,7 @@ def _markdown_units(message: str) -> list[Unit]:
     tokens = MarkdownIt("commonmark").enable("table").parse(message)
     found: list[Unit] = []
     quote_depth = 0
-    item_stack: list[bool] = []  # per open list item: is it a checklist item
+    item_stack: list[bool] = []  # per open list item: is it an unticked checklist item
     row: list[str] | None = None
     header = False
     plan_level = 0  # the level of the plan heading ("## Next steps") whose section this is, or 0
@@ -104,7 +106,7 @@ def _markdown_units(message: str) -> list[Unit]:
             checklist = (
                 following is not None and following.type == "inline" and bool(_CHECKBOX.match(following.content))
             )
-            item_stack.append(checklist)
+            item_stack.append(checklist and not _TICKED.match(following.content))
         elif kind == "list_item_close":
             if item_stack:
                 item_stack.pop()
@@ -125,6 +127,8 @@ def _markdown_units(message: str) -> list[Unit]:
             continue
         elif kind == "inline":
             text_lines = _inline_lines(token)
+            if text_lines and _TICKED.match(text_lines[0]):
+                text_lines[0] = _TICKED.sub("", text_lines[0])  # "[x] Tests pass": the mark says done, not a word
             if row is not None:
                 row.append(" ".join(text_lines))
                 continue

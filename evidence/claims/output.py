@@ -34,6 +34,13 @@ def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Patt
         (r"^ok\s+\S+\s+(?:\(cached\)|[\d.]+s)", "test"),  # go test
         (r"^\s*ran \d+ tests? in [\d.]+s\s*\n+\s*ok\b", "test"),  # unittest
         (r"^\s*\d+ examples?, 0 failures", "test"),  # rspec
+        (r"^\s*\d+ (?:tests?|doctests?)(?:, \d+ \w+)*, 0 failures", "test"),  # ExUnit
+        (r"^ok \(\d+ tests?, \d+ assertions?\)", "test"),  # phpunit
+        (r"^\s*passed!\s+-\s+failed:\s+0,\s+passed:\s+\d+", "test"),  # dotnet test
+        (r"^\s*test run successful\.", "test"),  # dotnet test (vstest)
+        (r"^\s*\d+ passing \(\d+(?:\.\d+)?m?s\)", "test"),  # mocha
+        (r"^ok \| \d+ passed \| 0 failed", "test"),  # deno test
+        (r"^\s*test suite '[^'\n]+' passed at", "test"),  # XCTest / swift test
         (r"^\s*(?:\[info\] )?build success(?:ful)?\b", "build"),  # maven, gradle
         (r"^\s*success: no issues found in \d+", "typecheck"),  # mypy
         (r"^\s*0 errors, 0 warnings", "typecheck"),
@@ -44,6 +51,8 @@ def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Patt
     )
     failing = (
         r"\b[1-9]\d* (?:failed|failures?|errors?)\b",
+        r"\b[1-9]\d* failing\b",  # mocha
+        r"\bfailed:\s+[1-9]",  # dotnet test
         r"^(?:--- )?fail\b",
         r"^\s*(?:\[info\] )?build fail(?:ure|ed)\b",
         r"test result: failed",

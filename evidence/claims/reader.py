@@ -30,7 +30,7 @@ _CODE = re.compile(r"`[^`]*`")
 # A sentence ends at its punctuation, and at an emoji that a capitalised sentence follows ("CI is green 🎉 Feel free…").
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|(?<=[.!?])(?=[\u3040-\u30ff\u4e00-\u9fff])"
-    r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\ufe0f?\s+(?=[A-ZÀ-ÖØ-Þ\u0400-\u042F])"
+    r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\ufe0f?\s+(?=[A-ZÀ-ÖØ-Þ\u0400-\u042F\u3040-\u30ff\u4e00-\u9fff])"
 )
 _CLAUSE_MARK = r"[;:,()\[\]—–，；：（）]|\s-\s|\.\.\.|…|\s/\s"
 _LIST_MARK = re.compile(r"\A\s*(?:[-*•+]|\d+[.)])\s+")
@@ -94,7 +94,7 @@ def named_subjects(parts: list[str], lex: Lexicon) -> Named:
     text = lower(" ; ".join(_LIST_MARK.sub("", part) for part in parts).strip())
     masked = mask_code(text)
     patterns = lex.compiled
-    if _QUESTION_END.search(masked) or patterns["question"].search(masked) or patterns["conditional"].search(masked):
+    if _QUESTION_END.search(masked) or patterns["question"].search(masked) or _conditional(masked, patterns):
         return Named()
     claimed = _spans(patterns["self_claim"], masked, 0, len(masked))
     kinds: list[Kind] = []
@@ -121,7 +121,7 @@ def read_sentence(parts: list[str], lex: Lexicon, previous: Named | None = None)
     masked = mask_code(text)
     if _QUESTION_END.search(masked) or patterns["question"].search(masked):
         return None
-    if patterns["conditional"].search(masked):
+    if _conditional(masked, patterns):
         return None
     clauses = _clauses(masked, patterns)
     first = _first_current(masked, clauses, patterns)
@@ -136,7 +136,13 @@ def read_sentence(parts: list[str], lex: Lexicon, previous: Named | None = None)
         if patterns["partial"].match(masked[after_start:after_end].lstrip(" ,;:—–-([，；：（")):
             predicates[index] = None
     _failures_after(masked, clauses, subjects, predicates, patterns)
-    self_claims = _self_claims(masked, clauses, patterns, clauses[first][0] if first < len(clauses) else len(masked))
+    self_claims = _self_claims(
+        masked,
+        clauses,
+        patterns,
+        clauses[first][0] if first < len(clauses) else len(masked),
+        lex.negation_follows,
+    )
     kinds: list[Kind] = []
     blocked = False
     for index, (start, end) in enumerate(clauses):
@@ -183,6 +189,13 @@ def read_sentence(parts: list[str], lex: Lexicon, previous: Named | None = None)
     return Found(tuple(kind for kind in KINDS if kind in kinds), raw)
 
 
+def _conditional(masked: str, patterns: Patterns) -> bool:
+    """Is the sentence a condition ("if CI is green, merge")? A conditional word inside a pseudo-negation is
+    another word ("não se queixa": the reflexive se, not "if")."""
+    pseudo = _spans(patterns["pseudo"], masked, 0, len(masked))
+    return any(not _inside(found.start(), pseudo) for found in patterns["conditional"].finditer(masked))
+
+
 def _first_current(masked: str, clauses: list[tuple[int, int]], patterns: Patterns) -> int | None:
     """The index of the first clause that speaks of the work as it is now, or None when none does.
 
@@ -194,7 +207,8 @@ def _first_current(masked: str, clauses: list[tuple[int, int]], patterns: Patter
         return max((i for i, (start, _) in enumerate(clauses) if start <= position), default=0)
 
     first = 0
-    older = [found.end() for found in patterns["reported"].finditer(masked)]
+    pseudo = _spans(patterns["pseudo"], masked, 0, len(masked))  # "eslint has nothing to say" says no one spoke
+    older = [found.end() for found in patterns["reported"].finditer(masked) if not _inside(found.start(), pseudo)]
     if older:
         now = next((found for found in patterns["present"].finditer(masked) if found.start() >= older[-1]), None)
         if now is None:
@@ -346,9 +360,12 @@ def _predicate(masked: str, start: int, end: int, patterns: Patterns, follows: b
     return implied
 
 
-def _self_claims(masked: str, clauses: list[tuple[int, int]], patterns: Patterns, begin: int = 0) -> list[Kind]:
+def _self_claims(
+    masked: str, clauses: list[tuple[int, int]], patterns: Patterns, begin: int = 0, follows: bool = False
+) -> list[Kind]:
     """ "I verified the change", "Done and tested", "動作確認済み": a claim of the work as a whole, unless a
-    negation in its clause comes before it ("I have not tested it"); only from `begin` on (the current time)."""
+    negation in its clause comes before it ("I have not tested it"), or the sentence goes on to say what was tried
+    fails ("I tested it, but it doesn't work"); only from `begin` on (the current time)."""
     for found in patterns["self_claim"].finditer(masked, begin):
         clause_start = max((start for start, _ in clauses if start <= found.start()), default=0)
         negated = any(
@@ -357,6 +374,28 @@ def _self_claims(masked: str, clauses: list[tuple[int, int]], patterns: Patterns
         hedged = patterns["hedge"].search(masked, clause_start, found.end()) or patterns["future"].search(
             masked, clause_start, found.end()
         )
-        if not negated and not hedged:
+        failed = any(
+            _reports_failure(masked, start, end, patterns, follows)
+            for start, end in clauses
+            if end > found.end() or start >= clause_start
+        )
+        if not negated and not hedged and not failed:
             return ["check"]
     return []
+
+
+def _reports_failure(masked: str, start: int, end: int, patterns: Patterns, follows: bool) -> bool:
+    """Does the clause say something fails: a failure word ("still fails", "timeout") or a success denied
+    ("doesn't work", "ne marche pas", "動きません")?"""
+    pseudo = _spans(patterns["pseudo"], masked, start, end)
+    if patterns["negated_success"].search(masked, start, end):
+        return True
+    attributive = _spans(patterns["failure_attributive"], masked, start, end)
+    if any(
+        not _inside(f.start(), pseudo) and not _inside(f.start(), attributive)
+        for f in patterns["failure"].finditer(masked, start, end)
+    ):
+        return True
+    successes = [span for span in _spans(patterns["success"], masked, start, end) if not _inside(span[0], pseudo)]
+    negations = [span for span in _spans(patterns["negation"], masked, start, end) if not _inside(span[0], pseudo)]
+    return any(any(n_start < s_end or follows for n_start, _ in negations) for _, s_end in successes)

@@ -275,3 +275,57 @@ def test_claims_read_across_sentences(message: str, kinds: list[str]) -> None:
 @pytest.mark.parametrize("message", ACROSS_NOT_CLAIMS)
 def test_no_claim_across_sentences(message: str) -> None:
     assert find_claims(message) == []
+
+
+# The seventh batch's shapes: a tool that has nothing to say, a participle opening the sentence ("Smoke-tested it
+# against staging"), a ticked checklist item, pasted output of more runners, an emoji ending a Japanese or Chinese
+# sentence; and on the other side a test that was tried and fails, a purpose clause, another branch named in code,
+# reported speech, the reflexive "se" that is no "if".
+SEVENTH_CLAIMS: list[tuple[str, list[str]]] = [
+    ("`tsc --noEmit` is happy and eslint has nothing to say.", ["lint", "typecheck"]),
+    ("Smoke-tested it against the staging bucket and the presigned URLs work.", ["check"]),
+    ("The project builds cleanly with `go build ./...` and `go vet ./...` reports nothing.", ["build", "lint"]),
+    ("Swapped the N+1 for a `prefetch_related`. No regressions in the suite.", ["test"]),
+    ("- [x] Migration geschrieben\n- [x] Tests grün\n- [x] Clippy sauber\n- [ ] Doku", ["lint", "test"]),
+    ("```\nPassed!  - Failed:     0, Passed:   131, Skipped:     0, Total:   131, Duration: 2 s\n```", ["test"]),
+    ("```\n$ vendor/bin/phpunit\n\nOK (47 tests, 112 assertions)\n```", ["test"]),
+    ("```\nFinished in 0.2 seconds\n12 doctests, 88 tests, 0 failures\n```", ["test"]),
+    ("CI 通過しました 🎉 レビューお願いします。", ["check"]),
+    ("CI 过了。", ["check"]),
+    ("`./gradlew check` ist grün.", ["check"]),
+    ("Linter meckert nicht mehr.", ["lint"]),
+    ("Nickel, `tsc` ne remonte plus rien.", ["typecheck"]),
+    ("Corri a bateria de testes toda e está tudo a passar; o linter também não se queixa.", ["lint", "test"]),
+    ("Прогнал весь набор тестов, регрессий нет.", ["test"]),
+    ("Собирается без ошибок (`cargo build --release`).", ["build"]),
+    ("Probado en local y funciona de lujo 👍", ["check"]),
+    ("Testé en local avec la base de recette : la migration s'applique.", ["check"]),
+    ("Hab's lokal gegen die Staging-API getestet, der Token-Refresh funktioniert jetzt.", ["check"]),
+    ("Проверил локально: форма больше не отправляется дважды.", ["check"]),
+    ("手元でも 200MB の動画ファイルで動作確認をして、問題なくアップロードできました。", ["check"]),
+]
+SEVENTH_NOT_CLAIMS: list[str] = [
+    "Lo probé, pero no funciona: el webhook sigue llegando dos veces.",
+    "I tested it, but it doesn't work: the webhook still fires twice.",
+    "Ich habe es getestet, aber es funktioniert nicht.",
+    "Testei, mas não funciona.",
+    "Para comprobar que todo funciona:\n\n1. `docker compose up -d`\n2. `npm run test:e2e`",
+    "Avant de merger, lance `make check` pour t'assurer que tout passe.",
+    "`release/1.4` ブランチでは全テスト通っていますが、このブランチではリベース後まだ流していません。",
+    "Tests pass on the `release/1.4` branch; on this one I have not run them yet.",
+    "Тестировщики говорят, что на стейдже всё работает.",
+    "Se o CI passar, pode fazer o merge.",
+    "動作確認してください。",
+    "```\n3 passing (12ms)\n2 failing\n```",
+    "```\nFailed!  - Failed:     1, Passed:   130, Skipped:     0, Total:   131\n```",
+]
+
+
+@pytest.mark.parametrize(("message", "kinds"), SEVENTH_CLAIMS)
+def test_the_seventh_batchs_claims(message: str, kinds: list[str]) -> None:
+    assert sorted(claim.kind for claim in find_claims(message)) == kinds
+
+
+@pytest.mark.parametrize("message", SEVENTH_NOT_CLAIMS)
+def test_the_seventh_batchs_non_claims(message: str) -> None:
+    assert find_claims(message) == []

@@ -58,8 +58,13 @@ def test_structure_goes_to_markdown_it(message: str) -> None:
     assert units(message) == _markdown_units(message)
 
 
-def test_a_checklist_is_still_quoted() -> None:
-    assert units("- [x] all tests pass") == [Unit("prose", ("[x] all tests pass",), quoted=True)]
+def test_an_unticked_checklist_item_is_quoted_and_a_ticked_one_is_the_agents_own_words() -> None:
+    assert units("- [ ] all tests pass") == [Unit("prose", ("[ ] all tests pass",), quoted=True)]
+    assert units("- [x] all tests pass") == [Unit("prose", ("all tests pass",))]
+    assert units("- [X] lint clean\n\n  ```\n  All checks passed!\n  ```") == [
+        Unit("prose", ("lint clean",)),
+        Unit("fence", ("All checks passed!\n",)),
+    ]
 
 
 @settings(max_examples=400, deadline=None)

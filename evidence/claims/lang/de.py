@@ -24,17 +24,20 @@ LEXICON = Lexicon(
     implies={"build": W(r"kompiliert")},
     pseudo=W(
         r"keine (?:fehler|fehlschläge|warnungen|befunde|probleme|beanstandungen)|ohne (?:fehler|warnungen)|"
-        r"meldet (?:keine fehler|nichts)|zeigt keine (?:warnungen|fehler)|null fehler"
+        r"meldet (?:keine fehler|nichts)|zeigt keine (?:warnungen|fehler)|null fehler|"
+        r"(?:meckert|beschwert sich|motzt|mault) nicht(?: mehr)?|(?:meldet|zeigt|findet) nichts(?: mehr)?|"
+        r"keine regressionen"
     ),
     self_claim=W(
         r"(?:habe|haben) (?:das|es|ihn|sie|die änderung)? ?(?:\w+ )?getestet|"
+        r"hab(?:e|['’]s)? (?:[\w-]+ ){0,5}getestet|"
         r"erledigt und getestet|getestet und funktioniert"
     ),
     negation_follows=True,
     negation=W(r"nicht|kein|keine|keiner|keinen|nie|niemals|noch nicht|ohne|nein|weder"),
     failure=W(
         r"fehlschlagen|schlagen|schlägt|fehlgeschlagen|schlug|scheitert|scheitern|rot|kaputt|bricht|fehler|"
-        r"timeout|abbruch"
+        r"timeout|abbruch|(?:funktioniert|klappt|geht) (?:noch |immer noch |leider )?nicht"
     ),
     failure_after=W(r"[1-9]\d* (?:fehler|fehlschläge|fehlgeschlagene?\w*)"),
     failure_attributive=W(r"(?:der |die )?(?:zuvor |vorher )?fehlschlagende[nr]? tests?"),
@@ -48,9 +51,12 @@ LEXICON = Lexicon(
     future=W(r"werde|werden|wird|als nächstes|als nächstes|morgen|später|demnächst|gleich"),
     conditional=W(r"wenn|falls|sobald|sofern|solange"),
     imperative=W(r"führe|führen sie|prüfe|prüfen|bestätige|bestätigen|stelle sicher|bitte|starte|lass|lasse"),
-    instruction=W(r"prüfe, ob|prüfen, ob|bestätigen, dass|sicherstellen|stelle sicher|bitte"),
+    instruction=W(
+        r"prüfe, ob|prüfen, ob|bestätigen, dass|sicherstellen|stelle sicher|bitte|"
+        r"um (?:zu )?(?:prüfen|überprüfen|sicherzustellen|bestätigen|checken)|um sicherzugehen"
+    ),
     reported=W(
-        r"kollege|kollegin|meint|jemand|laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|"
+        r"(?:auf|im) (?:dem )?branch `·+`|(?:auf|im) `·+`-branch|auf einem anderen branch|kollege|kollegin|meint|jemand|laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|"
         r"letzten woche|"
         r"vor (?:meiner|meinem|dem|der|diesem|dieser) (?:änderung|fix|korrektur|anpassung)|(?:im|beim|"
         r"auf dem) vorherigen commit|"

@@ -13,25 +13,32 @@ LEXICON = Lexicon(
     },
     success=W(
         r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|successful(?:ly)?|succeeds|green|clean|ok(?:ay)?|happy|"
-        r"all good|compiles?|compiled|compiling|fine|work(?:s|ing)? (?:fine|again)|checks? out"
+        r"all good|compiles?|compiled|compiling|fine|work(?:s|ing)? (?:fine|again)|checks? out|"
+        r"builds? (?:cleanly|fine|successfully)|went through"
     ),
-    implies={"build": W(r"compiles?|compiled|compiling")},
+    implies={"build": W(r"compiles?|compiled|compiling|builds? (?:cleanly|fine|successfully)")},
     pseudo=W(
         r"no (?:failures?|errors?|issues?|problems?|warnings?|complaints?|findings?|type errors|lint errors)|"
         r"zero (?:failures?|errors?|warnings?)|nothing (?:fails|failed|failing|broke)|"
-        r"without (?:any )?(?:failures?|errors?|warnings?)|(?:does|did)n't complain|not a single failure"
+        r"without (?:any )?(?:failures?|errors?|warnings?)|(?:does|did)n't complain|not a single failure|"
+        r"no regressions?|(?:reports?|reported|says|said|found|finds) nothing|has nothing to (?:say|report)|"
+        r"nothing to report|no longer complains"
     ),
     self_claim=(
         W(r"(?:i|we)(?:'ve| have)? (?:\w+ )?(?:tested|verified|validated)(?! that| whether| the bug| it reproduces)")
         + "|"
         + W(r"done and tested|tested and working|verified working|fully tested|tested thoroughly")
+        + "|"
+        # a participle opening the sentence: "Smoke-tested it against staging and …", "Verified locally with …"
+        + r"^(?:smoke[- ]?tested|tested|verified)(?= (?:it|this|locally|manually|end[- ]to[- ]end|against|on|with)\b)"
     ),
     negation=W(
         r"not|no|never|none|neither|nor|cannot|unable|without|nothing|\w+n't|n't|no longer|yet to|fail(?:s|ed)? to"
     ),
     failure=W(
         r"fail(?:s|ed|ing|ures?)?|broken|breaks|broke|error(?:s|ed)?|crash(?:es|ed)?|times? out|timed out|"
-        r"timeout|red|regress(?:ed|ion)"
+        r"timeout|red|regress(?:ed|ion)|(?:does|did|do)n['’]?t work|(?:is|are)n['’]?t working|not working|"
+        r"stopped working"
     ),
     failure_attributive=W(
         r"(?:the |previously |formerly |once )?failing (?:tests?|specs?|case|(?=`))|"
@@ -60,7 +67,7 @@ LEXICON = Lexicon(
     ),
     question=W(r"do|does|did|can|could|would|should|is|are|will") + r"\s.*\?",
     reported=W(
-        r"colleague|coworker|co-worker|teammate|the reviewer|a reviewer|according to|said|says|say|told|claims?|"
+        r"(?:on|in) (?:the )?`·+` branch|on (?:another|a different|the other) branch|colleague|coworker|co-worker|teammate|the reviewer|a reviewer|according to|said|says|say|told|claims?|"
         r"claimed|reportedly|apparently|the user|someone|somebody|they said|"
         r"per the|nightly|yesterday|last (?:week|night|time|run)|"
         r"(?:on |in |for )?the (?:previous|prior) (?:commit|push|run|build|version|release)|"

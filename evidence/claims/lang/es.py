@@ -24,7 +24,8 @@ LEXICON = Lexicon(
         r"(?:errores|fallos|advertencias|problemas)|no se queja|ningún (?:error|fallo)|cero (?:errores|fallos)|"
         r"(?:0|cero) (?:fallos?|errores|fallidos?|fallidas?)|no hubo (?:ningún )?(?:fallos?|errores?)"
     ),
-    self_claim=W(r"(?:lo |la )?probé|hecho y probado|probado y funcionando|verificado y funcionando"),
+    self_claim=W(r"(?:lo |la )?probé|hecho y probado|probado y funcionando|verificado y funcionando|lo he probado")
+    + r"|^(?:probado|verificado|testeado)(?= (?:en local|localmente|a mano|manualmente|en|con|contra)\b)",
     negation=W(r"no|nunca|ninguna?|ninguno|ni|sin|todavía no|aún no|tampoco"),
     failure=W(r"fall(?:a|an|ó|aron|ando|o|os|aba|aban|ido)|falla|roto|rota|errores|error|timeout"),
     failure_after=W(r"[1-9]\d* (?:fallos?|errores?|fallidas?|fallidos?)"),
@@ -42,11 +43,12 @@ LEXICON = Lexicon(
         r"por favor|lanza|prueba a"
     ),
     instruction=W(
-        r"comprueba que|compruebe que|confirmar que|asegúrate de|verifica que|asegurar que|hay que|tienes que"
+        r"comprueba que|compruebe que|confirmar que|asegúrate de|verifica que|asegurar que|hay que|tienes que|"
+        r"para (?:comprobar|verificar|confirmar|asegurar(?:se|te|nos)?(?: de)?|ver si)(?: que)?"
     ),
     question=r"¿",
     reported=W(
-        r"compañer[oa]|colega|alguien|según|dijo|dice|dicen|el usuario|ayer|anoche|la semana pasada|en tu (?:máquina|"
+        r"en la rama `·+`|en otra rama|compañer[oa]|colega|alguien|según|dijo|dice|dicen|el usuario|ayer|anoche|la semana pasada|en tu (?:máquina|"
         r"equipo)|"
         r"(?:me )?(?:comentaste|dijiste|mencionaste)|antes de mi cambio|"
         r"antes del (?:cambio|arreglo|fix)|(?:en el|del) commit anterior|antes de (?:la corrección|corregir(?:lo)?|"

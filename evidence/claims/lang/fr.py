@@ -23,9 +23,12 @@ LEXICON = Lexicon(
         r"ras|rien à signaler|"
         r"n'(?:affiche|signale|remonte|indique) aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
         r"ne (?:signale|remonte|montre|affiche) aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
-        r"(?:zéro|0) (?:erreur|échec|avertissement)s?"
+        r"(?:zéro|0) (?:erreur|échec|avertissement)s?|plus aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
+        r"ne (?:remonte|signale|trouve|dit|affiche) (?:plus )?rien|ne (?:se plaint|râle|bronche) plus|"
+        r"ne (?:se plaint|râle|bronche) pas"
     ),
-    self_claim=W(r"je l'ai (?:\w+ )?testée?|fait et testé|testé et validé|testé à fond"),
+    self_claim=W(r"je l'ai (?:\w+ )?testée?|fait et testé|testé et validé|testé à fond")
+    + r"|^(?:testé|vérifié|validé)(?= (?:en local|localement|à la main|manuellement)\b)",
     negation=W(r"ne|n'|pas|jamais|aucun|aucune|plus|sans|non|ni"),
     failure=W(r"échou(?:e|ent|é|ait|aient)|échecs?|cassée?s?|plante|erreurs?|expire|timeout|rouge"),
     failure_after=W(r"[1-9]\d* (?:échecs?|erreurs?|tests? en échec)"),
@@ -42,11 +45,12 @@ LEXICON = Lexicon(
         r"lance|lancez|vérifie|vérifiez|exécute|exécutez|assure-toi|assurez-vous|confirmer|confirme|merci de|passe"
     ),
     instruction=W(
-        r"vérifie que|vérifiez que|vérifier que|confirmer que|assure-toi que|assurez-vous que|merci de|il faut"
+        r"vérifie que|vérifiez que|vérifier que|confirmer que|assure-toi que|assurez-vous que|merci de|il faut|"
+        r"pour (?:t'|vous |s'|m'|t’|s’|m’)?assurer que|pour (?:vérifier|confirmer|contrôler|voir) (?:que|si)"
     ),
     question=W(r"est-ce que"),
     reported=W(
-        r"relecteur|relectrice|indique que|chez (?:lui|elle|eux|toi|vous)|de son côté|collègue|quelqu'un|d'après|"
+        r"sur la branche `·+`|sur une autre branche|relecteur|relectrice|indique que|chez (?:lui|elle|eux|toi|vous)|de son côté|collègue|quelqu'un|d'après|"
         r"selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|"
         r"avant (?:mon|ma|le|la|ce|cette) (?:changement|correctif|correction|modification|fix)|"
         r"(?:le )?commit précédent|"

@@ -19,12 +19,13 @@ LEXICON = Lexicon(
     implies={"build": W(r"compila|compilou")},
     pseudo=W(
         r"sem (?:erros?|falhas?|avisos?|problemas?)|não (?:reporta|mostra|tem|há|dá) (?:erros?|falhas?|avisos?|"
-        r"problemas?)|não reclama|nenhuma falha|nenhum erro|"
+        r"problemas?)|não reclama|não se queixa|não acusa (?:nada|erros?)|sem regress(?:ões|ão)|nenhuma falha|nenhum erro|"
         r"sem nenhum (?:erro|aviso|problema)|zero (?:erros|falhas)|nenhum teste falha|(?:0|zero) (?:erros?|falhas?)|"
         r"(?:não )?(?:apareceu|houve|deu|teve) (?:nenhum erro|erro nenhum|nenhuma falha|falha nenhuma)|erro nenhum|"
         r"falha nenhuma"
     ),
-    self_claim=W(r"testei|feito e testado|testado e funcionando|verificado e funcionando"),
+    self_claim=W(r"testei|feito e testado|testado e funcionando|verificado e funcionando|fiz um smoke test")
+    + r"|^(?:testado|verificado|validado)(?= (?:localmente|em local|na mão|manualmente|em|no|na|com)\b)",
     negation=W(r"não|nunca|nenhum|nenhuma|nem|sem|ainda não|tampouco"),
     failure=W(r"falh(?:a|am|ou|aram|ando|ava|avam|as)|quebrad[oa]s?|erros?|timeout"),
     failure_after=W(r"[1-9]\d* (?:falhas?|erros?)"),
@@ -38,9 +39,12 @@ LEXICON = Lexicon(
     future=W(r"vou|vamos|em seguida|amanhã|depois|voltarão|passarão|será|serão|irei"),
     conditional=W(r"se|quando|assim que|caso|desde que"),
     imperative=W(r"rode|roda|execute|executa|confira|verifique|certifique-se|confirmar|confirme|por favor"),
-    instruction=W(r"confira se|verifique se|confirmar que|certifique-se|por favor|é preciso"),
+    instruction=W(
+        r"confira se|verifique se|confirmar que|certifique-se|por favor|é preciso|"
+        r"para (?:verificar|confirmar|garantir|conferir|ver) (?:que|se)"
+    ),
     reported=W(
-        r"colega|alguém|segundo|de acordo com|disse|diz|dizem|o usuário|ontem|ontem à noite|na sua máquina|"
+        r"n[oa] (?:branch|ramo) `·+`|em outr[oa] (?:branch|ramo)|colega|alguém|segundo|de acordo com|disse|diz|dizem|o usuário|ontem|ontem à noite|na sua máquina|"
         r"(?:você|tu) (?:comentou|disse|mencionou|comentaste|disseste)|semana passada|na semana passada|"
         r"antes da (?:minha )?(?:mudança|correção|alteração)|(?:no|do) commit anterior|antes do (?:fix|ajuste)|"
         r"noturno|descrição do pr|anteriormente"
