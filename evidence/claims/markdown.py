@@ -106,7 +106,7 @@ def _markdown_units(message: str) -> list[Unit]:
             checklist = (
                 following is not None and following.type == "inline" and bool(_CHECKBOX.match(following.content))
             )
-            item_stack.append(checklist and not _TICKED.match(following.content))
+            item_stack.append(checklist and following is not None and not _TICKED.match(following.content))
         elif kind == "list_item_close":
             if item_stack:
                 item_stack.pop()

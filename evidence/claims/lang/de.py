@@ -56,7 +56,8 @@ LEXICON = Lexicon(
         r"um (?:zu )?(?:prüfen|überprüfen|sicherzustellen|bestätigen|checken)|um sicherzugehen"
     ),
     reported=W(
-        r"(?:auf|im) (?:dem )?branch `·+`|(?:auf|im) `·+`-branch|auf einem anderen branch|kollege|kollegin|meint|jemand|laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|"
+        r"(?:auf|im) (?:dem )?branch `·+`|(?:auf|im) `·+`-branch|auf einem anderen branch|kollege|kollegin|meint|"
+        r"jemand|laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|"
         r"letzten woche|"
         r"vor (?:meiner|meinem|dem|der|diesem|dieser) (?:änderung|fix|korrektur|anpassung)|(?:im|beim|"
         r"auf dem) vorherigen commit|"

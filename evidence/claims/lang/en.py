@@ -67,7 +67,8 @@ LEXICON = Lexicon(
     ),
     question=W(r"do|does|did|can|could|would|should|is|are|will") + r"\s.*\?",
     reported=W(
-        r"(?:on|in) (?:the )?`·+` branch|on (?:another|a different|the other) branch|colleague|coworker|co-worker|teammate|the reviewer|a reviewer|according to|said|says|say|told|claims?|"
+        r"(?:on|in) (?:the )?`·+` branch|on (?:another|a different|the other) branch|colleague|coworker|co-worker|"
+        r"teammate|the reviewer|a reviewer|according to|said|says|say|told|claims?|"
         r"claimed|reportedly|apparently|the user|someone|somebody|they said|"
         r"per the|nightly|yesterday|last (?:week|night|time|run)|"
         r"(?:on |in |for )?the (?:previous|prior) (?:commit|push|run|build|version|release)|"

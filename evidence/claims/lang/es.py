@@ -48,7 +48,8 @@ LEXICON = Lexicon(
     ),
     question=r"¿",
     reported=W(
-        r"en la rama `·+`|en otra rama|compañer[oa]|colega|alguien|según|dijo|dice|dicen|el usuario|ayer|anoche|la semana pasada|en tu (?:máquina|"
+        r"en la rama `·+`|en otra rama|compañer[oa]|colega|alguien|según|dijo|dice|dicen|el usuario|ayer|anoche|"
+        r"la semana pasada|en tu (?:máquina|"
         r"equipo)|"
         r"(?:me )?(?:comentaste|dijiste|mencionaste)|antes de mi cambio|"
         r"antes del (?:cambio|arreglo|fix)|(?:en el|del) commit anterior|antes de (?:la corrección|corregir(?:lo)?|"

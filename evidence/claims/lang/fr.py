@@ -50,7 +50,8 @@ LEXICON = Lexicon(
     ),
     question=W(r"est-ce que"),
     reported=W(
-        r"sur la branche `·+`|sur une autre branche|relecteur|relectrice|indique que|chez (?:lui|elle|eux|toi|vous)|de son côté|collègue|quelqu'un|d'après|"
+        r"sur la branche `·+`|sur une autre branche|relecteur|relectrice|indique que|chez (?:lui|elle|eux|toi|vous)|"
+        r"de son côté|collègue|quelqu'un|d'après|"
         r"selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|"
         r"avant (?:mon|ma|le|la|ce|cette) (?:changement|correctif|correction|modification|fix)|"
         r"(?:le )?commit précédent|"

@@ -19,7 +19,8 @@ LEXICON = Lexicon(
     implies={"build": W(r"compila|compilou")},
     pseudo=W(
         r"sem (?:erros?|falhas?|avisos?|problemas?)|não (?:reporta|mostra|tem|há|dá) (?:erros?|falhas?|avisos?|"
-        r"problemas?)|não reclama|não se queixa|não acusa (?:nada|erros?)|sem regress(?:ões|ão)|nenhuma falha|nenhum erro|"
+        r"problemas?)|não reclama|não se queixa|não acusa (?:nada|erros?)|sem regress(?:ões|ão)|nenhuma falha|"
+        r"nenhum erro|"
         r"sem nenhum (?:erro|aviso|problema)|zero (?:erros|falhas)|nenhum teste falha|(?:0|zero) (?:erros?|falhas?)|"
         r"(?:não )?(?:apareceu|houve|deu|teve) (?:nenhum erro|erro nenhum|nenhuma falha|falha nenhuma)|erro nenhum|"
         r"falha nenhuma"
@@ -44,7 +45,8 @@ LEXICON = Lexicon(
         r"para (?:verificar|confirmar|garantir|conferir|ver) (?:que|se)"
     ),
     reported=W(
-        r"n[oa] (?:branch|ramo) `·+`|em outr[oa] (?:branch|ramo)|colega|alguém|segundo|de acordo com|disse|diz|dizem|o usuário|ontem|ontem à noite|na sua máquina|"
+        r"n[oa] (?:branch|ramo) `·+`|em outr[oa] (?:branch|ramo)|colega|alguém|segundo|de acordo com|disse|diz|dizem|"
+        r"o usuário|ontem|ontem à noite|na sua máquina|"
         r"(?:você|tu) (?:comentou|disse|mencionou|comentaste|disseste)|semana passada|na semana passada|"
         r"antes da (?:minha )?(?:mudança|correção|alteração)|(?:no|do) commit anterior|antes do (?:fix|ajuste)|"
         r"noturno|descrição do pr|anteriormente"
