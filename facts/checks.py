@@ -469,6 +469,9 @@ class Reader:
                     into.unknown.append(command.text)
                     continue
                 tokens = (program, *tokens[1:])  # `${PREFIX}ruff check --fix`: a run of ruff from some directory
+                peeled = normalise_words(tokens, invocation.cwd, self.root)  # `${PREFIX}coverage run -m pytest`
+                if isinstance(peeled, list) and len(peeled) == 1:
+                    tokens = peeled[0].tokens
             rel = _relative(invocation.cwd, self.root)
             key: Key | None = (rel, canonical_tokens(tokens)) if rel is not None else None
             if ci is not None:
@@ -503,6 +506,7 @@ class Reader:
                 if writes is not None:
                     into.effect = _worse(into.effect, NotEvidence(writes, "writes"))
                     continue
+                identified = self._configured_kind(identified, tokens, rel)
                 narrowing = narrowing_of(tokens[identified.head :], identified, invocation.cwd, self.root)
                 narrowing.reasons.extend(invocation.wrapper_args)
                 if narrowing and rel is not None and self._whole_suite(rel, identified, narrowing.reasons):
@@ -531,6 +535,44 @@ class Reader:
         if not any(self.c.tool_settings.get(f"{place}:ruff.fix") for place in places):
             return None
         return f"`{join_words(tokens)}` rewrites files: the ruff configuration sets fix = true"
+
+    def _configured_kind(self, found: Identified, tokens: tuple[str, ...], cwd: str | None) -> Identified:
+        """`tsc` builds unless its project says `"noEmit": true` (followed through `extends`): then it only checks
+        types, as `tsc --noEmit` does."""
+        if found.runner.name != "tsc" or found.kind != "build" or cwd is None:
+            return found
+        args = tokens[1:]
+        project = next(
+            (
+                value
+                for index, token in enumerate(args)
+                for value in [
+                    args[index + 1] if token in ("-p", "--project") and index + 1 < len(args) else None,
+                    token.partition("=")[2] if token.startswith("--project=") else None,
+                ]
+                if value
+            ),
+            "tsconfig.json",
+        )
+        rel = posixpath.normpath(posixpath.join(cwd, project))
+        if not rel.endswith(".json"):
+            rel = posixpath.join(rel, "tsconfig.json")
+        for _ in range(4):  # `extends` chains are short; bounded all the same
+            if rel.startswith("..") or not self.c.is_file(rel):
+                return found
+            data = self.c.load_json(rel, comments=True)
+            options = data.get("compilerOptions") if isinstance(data, dict) else None
+            if isinstance(options, dict) and "noEmit" in options:
+                if options["noEmit"] is True:
+                    return replace(found, kind="typecheck", label=f"{found.label} --noEmit")
+                return found
+            parent = data.get("extends") if isinstance(data, dict) else None
+            if not isinstance(parent, str) or not parent.startswith("."):
+                return found  # a package's shared config (`@tsconfig/node20`) is not read
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(rel), parent))
+            if not rel.endswith(".json"):
+                rel += ".json"
+        return found
 
     def _told_to_write(self, tokens: tuple[str, ...], command: ScriptCommand, into: Analysis) -> bool:
         """An unknown program told what to do by a verb: `scripts/main.py generate`, `./tools/release.sh publish`."""
@@ -803,6 +845,22 @@ class Decided:
         return _TIERS[self.candidate.origin]
 
 
+_SCRIPT_INTERPRETERS = frozenset(
+    {"node", "python", "python3", "ruby", "perl", "php", "bash", "sh", "tsx", "ts-node", "bun"}
+)
+
+
+def _runs_a_program_file(text: str) -> bool:
+    """Does an unread command run a program file of the project (`node scripts/gen.js`, `./tools/make-docs`)?"""
+    words = text.split()
+    while words and ("=" in words[0] or words[0] in _SCRIPT_INTERPRETERS):
+        words = words[1:]
+    return bool(words) and ("/" in words[0] or bool(_SCRIPT_FILE.search(words[0]))) and not words[0].startswith("$")
+
+
+_SCRIPT_FILE = lazy(r"\.(?:js|mjs|cjs|ts|mts|py|rb|pl|php|sh)$")
+
+
 def decide(reader: Reader, candidate: Candidate) -> Decided:
     analysis = reader.analyse(candidate)
     keys = [
@@ -830,9 +888,15 @@ def decide(reader: Reader, candidate: Candidate) -> Decided:
     if analysis.fetches:
         decided.set_aside = ("fetches", f"{analysis.fetches[0]}: it runs code that is not this project's")
         return decided
-    if candidate.name and candidate.origin == "local" and script_kind(candidate.name) == "publishes":
+    name_says = script_kind(candidate.name) if candidate.name and candidate.origin == "local" else None
+    if name_says == "publishes":
         # `release:` that only builds today is still what the maintainers named for releasing: never one click
         decided.set_aside = ("publishes", f"`{candidate.name}` is named for releasing or publishing")
+        return decided
+    unread = next((t for t in analysis.unknown if _runs_a_program_file(t)), None) if name_says else None
+    if name_says == "writes" and unread is not None:
+        # `generate:types` = `node scripts/generate-types.js && tsc`: what the unread program does, the name says
+        decided.set_aside = ("writes", f"`{candidate.name}` is named for writing, and `{unread}` is unread")
         return decided
     if candidate.name and watcher_name(candidate.name) and candidate.origin in ("local", "docs") and analysis.runs:
         decided.set_aside = ("watches", f"`{candidate.name}` names a server or watcher: it never finishes")

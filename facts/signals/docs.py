@@ -149,9 +149,11 @@ def _is_rst(rel: str) -> bool:
 
 
 # "In the `test_suite` directory", "from the frontend/ folder", "inside `backend`": where the next commands run.
+# "in the `web` directory", "inside `packages/svelte`" (a directory in code after inside/within/from needs no noun;
+# after a bare "in" it might be what the command runs on: `pytest` in `tests/`)
 _DIRECTORY_SAID = lazy(
     r"\b(?:in|from|inside|within|under)\s+(?:the\s+)?\[?`*([A-Za-z0-9_][\w./-]*?)/?`*\]?(?:\([^)]*\))?\s+"
-    r"(?:directory|folder|dir|package|subdirectory)\b",
+    r"(?:directory|folder|dir|package|subdirectory)\b|\b(?:inside|within|from)\s+(?:the\s+)?`([A-Za-z0-9_][\w./-]*?)/?`",
     re.IGNORECASE,
 )
 # "Run the full test suite", "run all the tests", "the whole suite": the maintainers' word for the full check.
@@ -162,7 +164,7 @@ def _directory(c: Collector, text: str, base: str) -> str | None:
     match = _DIRECTORY_SAID.search(text)
     if not match:
         return None
-    candidate = match.group(1).strip("./") or "."
+    candidate = (match.group(1) or match.group(2)).strip("./") or "."
     rel = candidate if base == "." else f"{base}/{candidate}"
     return rel if c.is_dir(rel) else None
 
@@ -321,7 +323,9 @@ def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, 
                     found.append((line[2:].strip(), heading_dir or base, False))
             for inline in block.inline:
                 inline = inline.strip()
-                if " " in inline and len(inline) <= 120:
+                # a lone word in backticks names a tool (`tox`, `typos`), but a path to one of the project's
+                # executable scripts (`script/cucumber`) is that script run
+                if (" " in inline or _is_script(c, inline, base)) and len(inline) <= 120:
                     # a lone word in backticks names a tool (`tox`, `typos`); it is not an instruction
                     where = _directory(c, block.text, base) or heading_dir or base
                     found.append((inline, where, bool(_FULL_SAID.search(block.text))))
@@ -333,6 +337,17 @@ def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, 
         for command, cwd, emphasis in found
         if command and len(command) < 200 and not command.split()[0].endswith("/")
     ]
+
+
+def _is_script(c: Collector, word: str, base: str) -> bool:
+    """Is `word` the path of an executable file of the repository (`script/cucumber`, `./bin/test`)?"""
+    if "/" not in word or word.startswith(("/", "-", "$", "..")) or word.endswith("/"):
+        return False
+    rel = word.removeprefix("./") if base == "." else f"{base}/{word.removeprefix('./')}"
+    try:
+        return c.is_file(rel) and bool(c.path(rel).stat().st_mode & 0o111)
+    except (OSError, ValueError):
+        return False
 
 
 def _is_listing(lines: tuple[str, ...]) -> bool:

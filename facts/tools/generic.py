@@ -378,6 +378,8 @@ def _publisher(tokens: tuple[str, ...]) -> Identification:
         return publishes(f"`gh {sub}` acts on GitHub") if sub in ("release", "pr", "workflow", "api") else None
     if head == "flit":
         return publishes("`flit publish` uploads a release") if sub == "publish" else None
+    if head == "twine" and sub == "check":
+        return Identified(LINT_PATHS, 2, "lint", "twine check")  # it reads the built packages' metadata
     if head == "towncrier":
         return (
             prints("`towncrier --draft` only prints")

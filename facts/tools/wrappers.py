@@ -32,6 +32,7 @@ _POWERSHELL_VALUE = frozenset(
 _ELEVATE = frozenset({"sudo", "doas", "su", "pkexec", "run0"})
 _TRANSPARENT = frozenset({"command", "builtin", "noglob", "nohup", "exec", "unbuffer", "chronic"})
 _BIN_DIRS = frozenset({"bin", ".bin", "Scripts"})
+_OPTION_VARIABLE = re.compile(r"^\$(?:\{[A-Za-z_]\w*\}|[A-Za-z_]\w*)$")  # `$branch_option`
 
 
 def _value_of(args: tuple[str, ...], i: int, option: str) -> tuple[str | None, int]:
@@ -282,7 +283,8 @@ def normalise(words: tuple[str, ...], cwd: Path | None, root: Path | None = None
             continue
         if base == "coverage" and rest[:1] == ("run",):
             i = 1
-            while i < len(rest) and rest[i].startswith("-") and rest[i] != "-m":
+            # a variable among its options (`coverage run $branch_option -m pytest`) holds more of its options
+            while i < len(rest) and (rest[i].startswith("-") or _OPTION_VARIABLE.match(rest[i])) and rest[i] != "-m":
                 i += 2 if rest[i] in _COVERAGE_VALUE else 1
             args = rest[i + 1 :] if rest[i : i + 1] == ("-m",) else rest[i:]  # `-m MODULE` or a script
             continue

@@ -658,6 +658,71 @@ CASES: dict[str, Case] = {
             ("rebar3 eunit", ".", True, "full"),  # eunit is a suite of its own, never a run of `make test`
         ],
     ),
+    "scripts-behind-a-prefix-variable-with-options-in-a-variable": Case(
+        files={
+            "pyproject.toml": "[project]\nname = 'x'\n\n[tool.pytest.ini_options]\ntestpaths = ['tests']\n",
+            "tests/test_x.py": "def test_x():\n    pass\n",
+            "scripts/check": (
+                "#!/bin/sh -e\nexport PREFIX=''\nif [ -d 'venv' ]; then\n    export PREFIX='venv/bin/'\nfi\n"
+                "${PREFIX}ruff check x tests\n${PREFIX}mypy x tests\n"
+            ),
+            "scripts/test": (
+                "#!/bin/sh\nexport PREFIX=''\nset -ex\nif [ -z $GITHUB_ACTIONS ]; then\n    scripts/check\nfi\n"
+                "branch_option=$(python -c 'print(\"--branch\")')\n${PREFIX}coverage run $branch_option -m pytest $@\n"
+            ),
+            "scripts/build": "#!/bin/sh -e\n${PREFIX}python -m build\n${PREFIX}twine check dist/*\n",
+            "scripts/publish": "#!/bin/sh -e\n${PREFIX}twine upload dist/*\n",
+            "docs/contributing.md": "## Testing\n\nTo run the tests, use:\n\n```shell\n$ scripts/test\n```\n",
+        },
+        # the variable among coverage's options holds more of them; `twine check` reads metadata, it uploads nothing
+        primary={"test": "./scripts/test", "build": "./scripts/build"},
+        not_proposed=["scripts/publish", "./scripts/publish"],
+        lines=[("scripts/test", ".", True, "full"), ("scripts/build", ".", True, "full")],
+    ),
+    "a-second-suites-script-named-alone-in-the-guide": Case(
+        files={
+            "Gemfile": "source 'https://rubygems.org'\ngem 'minitest'\ngem 'cucumber'\n",
+            "script/test": "#!/usr/bin/env bash\nset -e\nbundle exec ruby -Itest test/all.rb \"$@\"\n",
+            "script/cucumber": "#!/usr/bin/env bash\ntime ruby -S bundle exec cucumber --format progress \"$@\"\n",
+            "test/all.rb": "require 'minitest/autorun'\n",
+            "features/x.feature": "Feature: x\n",
+            "CONTRIBUTING.md": (
+                "## Tests\n\n```sh\nscript/test test/x_test.rb\n```\n\n"
+                "```sh\nscript/cucumber features/x.feature\n```\n\n"
+                "Both `script/test` and `script/cucumber` can be run without arguments to run the whole suite.\n"
+            ),
+        },
+        lines=[
+            ("script/cucumber", ".", True, "full"),
+            ("script/cucumber features/x.feature", ".", True, "targeted"),
+        ],
+    ),
+    "tsc-whose-project-says-no-emit-inside-a-package": Case(
+        files={
+            "package.json": json.dumps({"private": True, "scripts": {"test": "vitest run"}}),
+            "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
+            "packages/lib/package.json": json.dumps(
+                {
+                    "name": "lib",
+                    "scripts": {
+                        "check": "tsc --project tsconfig.runtime.json && tsc",
+                        "generate:types": "node ./scripts/generate-types.js && tsc -p tsconfig.generated.json",
+                        "build": "tsc -p tsconfig.build.json",
+                    },
+                }
+            ),
+            "packages/lib/tsconfig.json": '{\n  // shared\n  "compilerOptions": {"noEmit": true,},\n}\n',
+            "packages/lib/tsconfig.runtime.json": '{"extends": "./tsconfig.json"}',
+            "packages/lib/tsconfig.generated.json": '{"extends": "./tsconfig.json"}',
+            "packages/lib/tsconfig.build.json": '{"extends": "./tsconfig.json", "compilerOptions": {"noEmit": false}}',
+            "packages/lib/scripts/generate-types.js": "// writes types/index.d.ts\n",
+            "CONTRIBUTING.md": "## Type checking\n\nTo typecheck the code, run `pnpm check` inside `packages/lib`.\n",
+        },
+        # a generator named for writing runs a program nobody reads: never proposed, whatever `tsc` after it does
+        primary={"typecheck": "pnpm run check", "build": "pnpm run build"},
+        not_proposed=["pnpm run generate:types"],
+        lines=[("pnpm check", "packages/lib", True, "full"), ("pnpm generate:types", "packages/lib", False, None)],
+    ),
     "mix-alias-running-every-check": Case(
         files={
             "mix.exs": (
