@@ -112,13 +112,18 @@ BASE_SUBJECTS: dict[str, str] = {
 # Passing counts: "42 passed", "42 passed, 0 failed" (every language pastes them as the runner prints them).
 BASE_SUCCESS = (
     r"(?<![\w-])\d+ (?:passed|passing|tests? passed)(?![\w-])|✅|✔️?|✓|☑️?|🟢|"
+    r"(?<![\w/.:-])(\d{1,5})/\1(?![\w/.:-])|"  # a full count: 47/47 (never 46/47, never a date part)
+    r"(?:→|->|=>)\s*ok(?![\w-])|(?<![\w-])build success(?:ful)?(?![\w-])|"
     r"[«\"“]\s*(?:passed|passing|success|succeeded)\s*[»\"”]|"  # a status shown as the tool words it: « passed »
     r"(?<![\w-])passed(?![\w-])"  # and as an English loanword in any language ("все хуки Passed")
 )
 # A count of failures: in the next clause it makes the passing count before it partial ("40 passed, 2 failed").
 BASE_FAILURE_COUNT = r"(?<![\w-])[1-9]\d* (?:failed|failures?|errors?|failing)(?![\w-])"
 BASE_FAILURE = BASE_FAILURE_COUNT + r"|❌|✗|✘|🔴|(?<![\w-])fail(?:ed)?(?![\w-])"
-BASE_IMPLIES: dict[str, str] = {"test": r"\d+ (?:passed|passing|tests? passed)"}
+BASE_IMPLIES: dict[str, str] = {
+    "test": r"\d+ (?:passed|passing|tests? passed)",
+    "build": r"build success(?:ful)?",
+}
 BASE_PSEUDO = r"(?<![\w-])0 (?:failed|failures?|errors?)(?![\w-])"
 
 
@@ -165,9 +170,9 @@ _MARKS: dict[str, frozenset[str]] = {
         "fr": "les des et est sont tous le je pas maintenant avec une ai toujours ne aucun ça tout passe passent "
         "vert verte échouent j'ai n'ai réussi hier du au aux sur dans pour",
         "es": "los las el y son todos todas pruebas ahora con una pasan del lo sin nuevo sigue todo fallos "
-        "errores probé ejecuté está están fue exitosa ayer alguien usted",
+        "errores probé ejecuté está están fue exitosa ayer alguien usted ya queja nada también pero más hay",
         "pt": "os o e é são todos testes agora com uma não passam do da rodei sem erros tudo falhas está estão foi "
-        "ontem alguém estava você testei nenhum nenhuma teste falha",
+        "ontem alguém estava você testei nenhum nenhuma teste falha também já mas verdinho rodando",
     }.items()
 }
 _LETTERS: dict[str, str] = {"de": "[äöüß]", "fr": "[èêàùœ]", "es": "[ñ¿¡]", "pt": "[ãõ]"}

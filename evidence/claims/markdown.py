@@ -88,8 +88,20 @@ def _markdown_units(message: str) -> list[Unit]:
     row: list[str] | None = None
     header = False
     plan_level = 0  # the level of the plan heading ("## Next steps") whose section this is, or 0
+    plan_lists = 0  # open lists under a plan label ("Next steps:" as a paragraph of its own), nested ones included
+    plan_label = False  # the paragraph just read is such a label
     for index, token in enumerate(tokens):
         kind = token.type
+        if kind in ("bullet_list_open", "ordered_list_open"):
+            if plan_label or plan_lists:
+                plan_lists += 1
+            plan_label = False
+        elif kind in ("bullet_list_close", "ordered_list_close") and plan_lists:
+            plan_lists -= 1
+        elif kind == "paragraph_open":
+            following = tokens[index + 1] if index + 1 < len(tokens) else None
+            label = following.content.strip() if following is not None else ""
+            plan_label = len(label) <= 40 and label.endswith((":", "：")) and bool(_PLAN_HEADING.match(label))
         if kind == "heading_open":
             level = int(token.tag[1:]) if token.tag[1:].isdigit() else 1
             if plan_level and level <= plan_level:
@@ -121,7 +133,7 @@ def _markdown_units(message: str) -> list[Unit]:
                 found.append(Unit("prose", tuple(row), quoted=quote_depth > 0 or bool(plan_level), cells=True))
             row = None
         elif kind in ("fence", "code_block"):
-            quoted = quote_depth > 0 or any(item_stack) or bool(plan_level)
+            quoted = quote_depth > 0 or any(item_stack) or bool(plan_level) or plan_lists > 0
             found.append(Unit("fence", (token.content,), quoted=quoted, info=token.info))
         elif kind == "html_block":
             continue
@@ -132,7 +144,7 @@ def _markdown_units(message: str) -> list[Unit]:
             if row is not None:
                 row.append(" ".join(text_lines))
                 continue
-            quoted = quote_depth > 0 or any(item_stack) or bool(plan_level)
+            quoted = quote_depth > 0 or any(item_stack) or bool(plan_level) or plan_lists > 0
             found.append(Unit("prose", tuple(text_lines), quoted=quoted))
     return found
 

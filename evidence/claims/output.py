@@ -41,6 +41,7 @@ def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Patt
         (r"^\s*\d+ passing \(\d+(?:\.\d+)?m?s\)", "test"),  # mocha
         (r"^ok \| \d+ passed \| 0 failed", "test"),  # deno test
         (r"^\s*test suite '[^'\n]+' passed at", "test"),  # XCTest / swift test
+        (r"^\d+:\d\d \+\d+(?: ~\d+)?: all tests passed!", "test"),  # dart test / flutter test
         (r"^\s*(?:\[info\] )?build success(?:ful)?\b", "build"),  # maven, gradle
         (r"^\s*success: no issues found in \d+", "typecheck"),  # mypy
         (r"^\s*0 errors, 0 warnings", "typecheck"),
@@ -53,6 +54,8 @@ def _patterns() -> tuple[tuple[tuple[re.Pattern[str], Kind], ...], tuple[re.Patt
         r"\b[1-9]\d* (?:failed|failures?|errors?)\b",
         r"\b[1-9]\d* failing\b",  # mocha
         r"\bfailed:\s+[1-9]",  # dotnet test
+        r"^\d+:\d\d \+\d+(?: ~\d+)? -[1-9]",  # dart test: a failure count
+        r"\bsome tests failed\b",
         r"^(?:--- )?fail\b",
         r"^\s*(?:\[info\] )?build fail(?:ure|ed)\b",
         r"test result: failed",

@@ -75,7 +75,13 @@ def mask_code(text: str) -> str:
 def sentences(line: str) -> list[str]:
     """A line of prose cut into sentences (never inside inline code)."""
     masked = mask_code(line)
-    cuts = [0, *(found.end() for found in _SENTENCE_END.finditer(masked)), len(line)]
+    cuts = [0]
+    for found in _SENTENCE_END.finditer(masked):
+        if any(
+            ch.isalnum() for ch in line[cuts[-1] : found.start()]
+        ):  # "🟢 Tests …": a mark opening a line ends nothing
+            cuts.append(found.end())
+    cuts.append(len(line))
     return [part for start, end in itertools.pairwise(cuts) if (part := line[start:end].strip())]
 
 
@@ -87,6 +93,7 @@ class Named:
 
     kinds: tuple[Kind, ...] = ()
     denied: bool = False
+    failed: tuple[Kind, ...] = ()  # named in a clause that states a failure ("the first run failed on `test_ws`")
 
 
 def named_subjects(parts: list[str], lex: Lexicon) -> Named:
@@ -98,14 +105,20 @@ def named_subjects(parts: list[str], lex: Lexicon) -> Named:
         return Named()
     claimed = _spans(patterns["self_claim"], masked, 0, len(masked))
     kinds: list[Kind] = []
+    failed: list[Kind] = []
     denied = False
-    for start, end in _clauses(masked, patterns):
+    clauses = _clauses(masked, patterns)
+    # a test named anywhere in a sentence that says something failed is what failed ("flaked on `test_ws`")
+    failing = any(_reports_failure(masked, start, end, patterns, lex.negation_follows) for start, end in clauses)
+    for start, end in clauses:
         named = _subjects(text, start, end, patterns, claimed)
+        if failing:
+            failed.extend(kind for kind in named if kind not in failed)
         if _negated(masked, start, end, patterns) or patterns["partial"].search(masked, start, end):
             denied = denied or bool(named)
             continue
         kinds.extend(kind for kind in named if kind not in kinds)
-    return Named(tuple(kinds), denied)
+    return Named(tuple(kinds), denied, tuple(failed) if failing else ())
 
 
 def read_sentence(parts: list[str], lex: Lexicon, previous: Named | None = None) -> Found | None:
@@ -113,6 +126,7 @@ def read_sentence(parts: list[str], lex: Lexicon, previous: Named | None = None)
     what the sentence before named, for a success that names nothing ("Fixed the failing test. It passes now.")."""
     carried = previous.kinds if previous else ()
     denied = bool(previous and previous.denied)
+    failed_before = previous.failed if previous else ()
     raw = " ; ".join(_LIST_MARK.sub("", part) for part in parts).strip()
     if not raw:
         return None
@@ -127,6 +141,8 @@ def read_sentence(parts: list[str], lex: Lexicon, previous: Named | None = None)
     first = _first_current(masked, clauses, patterns)
     if first is None:
         return None
+    # a failure in the sentence before, then a new run said so ("Relancé, c'est vert", "перезапустил — зелёный")
+    rerun = failed_before if failed_before and patterns["present"].search(masked) else ()
     claimed = _spans(patterns["self_claim"], masked, 0, len(masked))  # "已测试": a claim of the work, not a subject
     subjects = [_subjects(text, start, end, patterns, claimed) for start, end in clauses]
     predicates = [_predicate(masked, start, end, patterns, lex.negation_follows) for start, end in clauses]
@@ -172,6 +188,12 @@ def read_sentence(parts: list[str], lex: Lexicon, previous: Named | None = None)
             found += _subjects_before(index, subjects, predicates, negated)
         if not found and carried and not any(negated) and all(p is None for p in predicates[first:index]):
             found.extend(carried)  # the first success of the sentence, about what the sentence before named
+        if not found and rerun and not any(negated) and all(p is None for p in predicates[first:index]):
+            found.extend(rerun)  # "The first run flaked on `test_ws`. Re-ran it: green." — the run again, passing
+        if not found:
+            found.extend(_rerun_in_sentence(masked, clauses, subjects, index, patterns, lex.negation_follows))
+        if not found and index + 1 < len(clauses) and masked[clauses[index + 1][0] :].lstrip()[:1] in (":", "："):
+            found.extend(_subjects_after(index, subjects, predicates, negated))  # "Läuft sauber durch: `go test`"
         if not found and not denied and patterns["green_subject"].search(clause):
             found.append("check")
         if set(found) == {"check"}:  # "everything passes": the clauses around may say what everything is
@@ -187,6 +209,25 @@ def read_sentence(parts: list[str], lex: Lexicon, previous: Named | None = None)
     if len(kinds) > 1 and "check" in kinds:
         kinds.remove("check")
     return Found(tuple(kind for kind in KINDS if kind in kinds), raw)
+
+
+def _rerun_in_sentence(
+    masked: str,
+    clauses: list[tuple[int, int]],
+    subjects: list[list[Kind]],
+    index: int,
+    patterns: Patterns,
+    follows: bool,
+) -> list[Kind]:
+    """What failed earlier in the sentence, when a present time (a rerun, "after the fix") comes between that
+    failure and this subjectless success: "`test_ws` flaked once; re-ran it — green"."""
+    for before in range(index - 1, -1, -1):
+        start, end = clauses[before]
+        if subjects[before] and _reports_failure(masked, start, end, patterns, follows):
+            if patterns["present"].search(masked, end, clauses[index][1]):
+                return list(subjects[before])
+            return []
+    return []
 
 
 def _conditional(masked: str, patterns: Patterns) -> bool:

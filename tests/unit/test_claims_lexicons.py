@@ -329,3 +329,57 @@ def test_the_seventh_batchs_claims(message: str, kinds: list[str]) -> None:
 @pytest.mark.parametrize("message", SEVENTH_NOT_CLAIMS)
 def test_the_seventh_batchs_non_claims(message: str) -> None:
     assert find_claims(message) == []
+
+
+# The eighth batch's shapes: a full count (47/47), a linter that is quiet, an exit code 0, a status after an arrow,
+# a rerun after a failure (in the sentence or the one before), a mark opening a line, the subject after a colon;
+# and on the other side a status a system reports (the bug), a plan label over a list, an obligation, someone
+# else's screenshot, the Japanese past -tara, Spanish "por si" and Chinese 主要是 (neither is an "if").
+EIGHTH_CLAIMS: list[tuple[str, list[str]]] = [
+    ("时区换算的问题修好了，`flutter test` 47/47。", ["test"]),
+    ("clippy is quiet now (`cargo clippy -- -D warnings`).", ["lint"]),
+    ("Линтер молчит (`ruff check .`), но два теста в `test_export.py` всё ещё падают.", ["lint"]),
+    ("ESLint ist still, aber 2 Tests in `invoice.spec.ts` schlagen noch fehl.", ["lint"]),
+    ("能编译（`dotnet build` 退出码 0），测试没跑。", ["build"]),
+    ("ビルド → OK（`./gradlew assembleDebug`）。", ["build"]),
+    ("Gradle 升到 8.7 之后，`./gradlew assembleRelease` → BUILD SUCCESSFUL。", ["build"]),
+    ("Premier passage : un timeout aléatoire dans `test_ws_reconnect`. Relancé, c'est vert.", ["test"]),
+    ("Первый прогон упал на нестабильном таймауте в `test_ws_reconnect`; перезапустил — зелёный.", ["test"]),
+    ("1 回目は `test_ws_reconnect` がタイムアウトで落ちましたが、再実行したら全部緑になりました。", ["test"]),
+    ("🟢 Tests (`bun test`, 131)\n🔴 Lint: 4 Fehler in `legacy/`, absichtlich nicht angefasst", ["test"]),
+    ("Läuft sauber durch: `go test -race ./...`, keine Data Races mehr gemeldet.", ["test"]),
+    ("Alle CI-Checks auf dem PR sind durch ✔️", ["check"]),
+    ("Tudo verdinho no `npm test` (143/143).", ["test"]),
+    ("`tsc --noEmit` ya no se queja de nada.", ["typecheck"]),
+    ("Todo en verde con `swift test` después de arreglar el `DateFormatter`.", ["test"]),
+    ("`mypy --strict` 一个报错都没有了，主要是补齐了 `utils/` 下的类型注解。", ["typecheck"]),
+    ("Pronto.\n\n```\n$ flutter test\n00:04 +62: All tests passed!\n```", ["test"]),
+    (
+        "| Проверка | Результат |\n|---|---|\n| `tsc --noEmit` | 0 ошибок |\n| `vitest run` | 58/58 |",
+        ["test", "typecheck"],
+    ),
+]
+EIGHTH_NOT_CLAIMS: list[str] = [
+    "The bug is visible in this log line:\n\n`INFO step=tests status=passed exit=137`\n\nExit 137 is an OOM kill, "
+    "yet the step is reported as passed.",
+    "Le job a été tué (OOM) et pourtant il est marqué passed.",
+    "137 是被 OOM 杀掉的，结果却记成 passed。",
+    "Next steps:\n1. Run `golangci-lint run` and fix whatever it flags\n2. Make `go test ./...` pass on arm64",
+    "Die Tests müssen vor dem Merge grün sein; aktuell ist `main` selbst rot.",
+    "你截图里本地测试是通过的，但 CI 是红的。",
+    "Du hattest geschrieben, dass es bei dir lokal durchläuft, CI aber rot ist.",
+    "テストを実行したら通るはずです。",
+    "```\n00:05 +61 -1: Some tests failed.\n```",
+    "Para validar:\n1. Rode `yarn lint`\n2. Rode `yarn test --coverage`\n3. Confira se está tudo verde",
+    "Fixed 12/13 of the flaky specs; one still times out.",
+]
+
+
+@pytest.mark.parametrize(("message", "kinds"), EIGHTH_CLAIMS)
+def test_the_eighth_batchs_claims(message: str, kinds: list[str]) -> None:
+    assert sorted(claim.kind for claim in find_claims(message)) == kinds
+
+
+@pytest.mark.parametrize("message", EIGHTH_NOT_CLAIMS)
+def test_the_eighth_batchs_non_claims(message: str) -> None:
+    assert find_claims(message) == []

@@ -682,8 +682,8 @@ CASES: dict[str, Case] = {
     "a-second-suites-script-named-alone-in-the-guide": Case(
         files={
             "Gemfile": "source 'https://rubygems.org'\ngem 'minitest'\ngem 'cucumber'\n",
-            "script/test": "#!/usr/bin/env bash\nset -e\nbundle exec ruby -Itest test/all.rb \"$@\"\n",
-            "script/cucumber": "#!/usr/bin/env bash\ntime ruby -S bundle exec cucumber --format progress \"$@\"\n",
+            "script/test": '#!/usr/bin/env bash\nset -e\nbundle exec ruby -Itest test/all.rb "$@"\n',
+            "script/cucumber": '#!/usr/bin/env bash\ntime ruby -S bundle exec cucumber --format progress "$@"\n',
             "test/all.rb": "require 'minitest/autorun'\n",
             "features/x.feature": "Feature: x\n",
             "CONTRIBUTING.md": (

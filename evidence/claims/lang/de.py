@@ -9,24 +9,25 @@ LEXICON = Lexicon(
         "lint": W(r"linter|lint|stil|formatierung"),
         "typecheck": W(r"typprüfung|typecheck|typen|typ-check|typchecker"),
         "build": W(r"build|kompilierung|es kompiliert"),
-        "check": W(r"alles|prüfungen|checks|ci"),
+        "check": W(r"alles|prüfungen|checks|ci|ci-checks?|ci-läufe|pipeline"),
     },
     success=W(
         r"(?:sind|ist) (?:alle |alles )?durch|"
-        r"bestanden|bestehen|besteht|grün|sauber|erfolgreich|zufrieden|kompiliert|fehlerfrei|in ordnung|ok"
+        r"bestanden|bestehen|besteht|grün|sauber|erfolgreich|zufrieden|kompiliert|fehlerfrei|in ordnung|ok|"
+        r"läuft sauber durch|laufen sauber durch"
     )
     + r"|"
     + W(r"laufen|läuft|liefen|lief")
     + r"[^,;.]*?"
     + W(r"durch(?:gelaufen)?")
     + r"|"
-    + W(r"durchgelaufen"),
+    + W(r"durchgelaufen|durchläuft|durchlaufen"),
     implies={"build": W(r"kompiliert")},
     pseudo=W(
         r"keine (?:fehler|fehlschläge|warnungen|befunde|probleme|beanstandungen)|ohne (?:fehler|warnungen)|"
         r"meldet (?:keine fehler|nichts)|zeigt keine (?:warnungen|fehler)|null fehler|"
         r"(?:meckert|beschwert sich|motzt|mault) nicht(?: mehr)?|(?:meldet|zeigt|findet) nichts(?: mehr)?|"
-        r"keine regressionen"
+        r"keine regressionen|(?:ist|bleibt|sind) (?:still|ruhig)|nichts mehr|exit-code 0|exitcode 0"
     ),
     self_claim=W(
         r"(?:habe|haben) (?:das|es|ihn|sie|die änderung)? ?(?:\w+ )?getestet|"
@@ -52,10 +53,12 @@ LEXICON = Lexicon(
     conditional=W(r"wenn|falls|sobald|sofern|solange"),
     imperative=W(r"führe|führen sie|prüfe|prüfen|bestätige|bestätigen|stelle sicher|bitte|starte|lass|lasse"),
     instruction=W(
-        r"prüfe, ob|prüfen, ob|bestätigen, dass|sicherstellen|stelle sicher|bitte|"
+        r"prüfe, ob|prüfen, ob|bestätigen, dass|sicherstellen|stelle sicher|bitte|müssen|muss|"
         r"um (?:zu )?(?:prüfen|überprüfen|sicherzustellen|bestätigen|checken)|um sicherzugehen"
     ),
     reported=W(
+        r"bei (?:dir|ihm|ihr|euch|ihnen)|(?:du )?(?:hast|hattest|habt) (?:\w+ )?(?:geschrieben|gesagt|erwähnt)|"
+        r"steht (?:dort|da|im log)|(?:als|mit) [\"„]?passed[\"“]? (?:markiert|gemeldet)|markiert als|"
         r"(?:auf|im) (?:dem )?branch `·+`|(?:auf|im) `·+`-branch|auf einem anderen branch|kollege|kollegin|meint|"
         r"jemand|laut|sagte|sagt|meinte|der nutzer|die nutzerin|gestern|letzte woche|"
         r"letzten woche|"
@@ -65,7 +68,9 @@ LEXICON = Lexicon(
     ),
     present=W(
         r"jetzt|nun|inzwischen|mittlerweile|nach (?:dem|der|meinem|meiner|diesem|dieser) (?:fix|änderung|korrektur|"
-        r"anpassung|umbau)|diesmal|beim zweiten lauf|im zweiten lauf"
+        r"anpassung|umbau)|diesmal|beim zweiten lauf|im zweiten lauf|nach erneutem lauf|erneut (?:gestartet|"
+        r"ausgeführt)|"
+        r"nochmal (?:laufen lassen|gestartet)"
     ),
     superseded=W(r"(?:danach|anschließend|seitdem|seither|dann) habe ich")
     + r"[^.;!?]{0,60}?"

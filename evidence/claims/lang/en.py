@@ -22,6 +22,7 @@ LEXICON = Lexicon(
         r"zero (?:failures?|errors?|warnings?)|nothing (?:fails|failed|failing|broke)|"
         r"without (?:any )?(?:failures?|errors?|warnings?)|(?:does|did)n't complain|not a single failure|"
         r"no regressions?|(?:reports?|reported|says|said|found|finds) nothing|has nothing to (?:say|report)|"
+        r"(?:is|are|stays|went|goes) (?:quiet|silent)|exit(?:ed)? (?:with )?(?:code |status )?0|"
         r"nothing to report|no longer complains"
     ),
     self_claim=(
@@ -67,6 +68,7 @@ LEXICON = Lexicon(
     ),
     question=W(r"do|does|did|can|could|would|should|is|are|will") + r"\s.*\?",
     reported=W(
+        r"(?:reported|marked|shown|recorded|flagged|labell?ed|listed) as|(?:in )?(?:your|the) screenshot|"
         r"(?:on|in) (?:the )?`·+` branch|on (?:another|a different|the other) branch|colleague|coworker|co-worker|"
         r"teammate|the reviewer|a reviewer|according to|said|says|say|told|claims?|"
         r"claimed|reportedly|apparently|the user|someone|somebody|they said|"
@@ -80,7 +82,8 @@ LEXICON = Lexicon(
     ),
     present=W(
         r"now|after (?:the|my|this|that|these) (?:fix|fixes|change|changes|edit|edits|patch|update|refactor)|"
-        r"after (?:fixing|rebasing|rerunning|re-running)|on (?:the )?re-?run|this time|(?:the )?second run"
+        r"after (?:fixing|rebasing|rerunning|re-running)|on (?:the )?re-?run|this time|(?:the )?second run|"
+        r"re-?ran (?:it|them|the (?:suite|tests?|job))|after a re-?run"
     ),
     superseded=W(
         r"(?:then|since then|after that|afterwards|later),? (?:i|we)(?:'ve| have)? (?:also )?(?:changed|edited|"

@@ -16,13 +16,14 @@ LEXICON = Lexicon(
     success=W(
         r"\d+ pasad[oa]s|\d+ ok|pasan|pasa|pasaron|pasó|pasando|pasado|en verde|verde|limpio|limpia|exitos[oa]s?|"
         r"exitosamente|"
-        r"correctamente|compila|compiló|bien|funciona"
+        r"correctamente|compila|compiló|bien|funciona|(?:todo )?en verde"
     ),
     implies={"build": W(r"compila|compiló")},
     pseudo=W(
         r"sin (?:errores|fallos|advertencias|problemas|warnings)|no (?:reporta|muestra|da|hay|tiene) "
         r"(?:errores|fallos|advertencias|problemas)|no se queja|ningún (?:error|fallo)|cero (?:errores|fallos)|"
-        r"(?:0|cero) (?:fallos?|errores|fallidos?|fallidas?)|no hubo (?:ningún )?(?:fallos?|errores?)"
+        r"(?:0|cero) (?:fallos?|errores|fallidos?|fallidas?)|no hubo (?:ningún )?(?:fallos?|errores?)|"
+        r"(?:ya )?no se queja(?: de nada)?|(?:está|queda) en silencio|sin hallazgos|código de salida 0"
     ),
     self_claim=W(r"(?:lo |la )?probé|hecho y probado|probado y funcionando|verificado y funcionando|lo he probado")
     + r"|^(?:probado|verificado|testeado)(?= (?:en local|localmente|a mano|manualmente|en|con|contra)\b)",
@@ -36,8 +37,8 @@ LEXICON = Lexicon(
         r"deben|espero|ojalá|probablemente|quizás?|tal vez|podría|podrían|puede que|"
         r"supongo|creo que|parece"
     ),
-    future=W(r"voy a|vamos a|ejecutaré|correré|a continuación|mañana|luego|después|volverán|pasarán|será|serán"),
-    conditional=W(r"si|cuando|una vez|en cuanto|siempre que|en caso de"),
+    future=W(r"voy a|vamos a|ejecutaré|correré|a continuación|mañana|luego|después(?! de)|volverán|pasarán|será|serán"),
+    conditional=W(r"(?<!por )si|cuando|una vez|en cuanto|siempre que|en caso de"),  # "por si": just in case
     imperative=W(
         r"ejecuta|ejecute|corre|corra|comprueba|compruebe|verifica|verifique|asegúrate|confirma|confirmar|revisa|"
         r"por favor|lanza|prueba a"
@@ -48,7 +49,8 @@ LEXICON = Lexicon(
     ),
     question=r"¿",
     reported=W(
-        r"en la rama `·+`|en otra rama|compañer[oa]|colega|alguien|según|dijo|dice|dicen|el usuario|ayer|anoche|"
+        r"(?:marcad[oa]|reportad[oa]|registrad[oa]) como|en (?:tu|la) captura|en la rama `·+`|en otra rama|"
+        r"compañer[oa]|colega|alguien|según|dijo|dice|dicen|el usuario|ayer|anoche|"
         r"la semana pasada|en tu (?:máquina|"
         r"equipo)|"
         r"(?:me )?(?:comentaste|dijiste|mencionaste)|antes de mi cambio|"
@@ -58,8 +60,9 @@ LEXICON = Lexicon(
     ),
     present=W(
         r"ahora|ya|tras (?:el|la|mi) (?:arreglo|cambio|corrección|fix)|"
-        r"después de(?:l| la| mi)? (?:arreglo|cambio|corrección|corregir(?:lo)?|arreglarlo|fix)|esta vez|"
-        r"en la segunda ejecución"
+        r"después de(?:l| la| mi)? (?:arreglo|cambio|corrección|corregir(?:lo)?|arreglar(?:lo)?|cambiar|fix)|esta vez|"
+        r"en la segunda ejecución|(?:al )?volver a (?:ejecutar|correr|lanzar)(?:lo|los|las)?|(?:lo |"
+        r"los )?volví a (?:ejecutar|correr|lanzar)|relanzado"
     ),
     superseded=W(
         r"(?:luego|después|desde entonces|más tarde),? (?:he |hemos )?(?:cambié|modifiqué|toqué|refactoricé|"

@@ -25,9 +25,9 @@ LEXICON = Lexicon(
         r"ne (?:signale|remonte|montre|affiche) aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
         r"(?:zéro|0) (?:erreur|échec|avertissement)s?|plus aucun(?:e)? (?:erreur|échec|avertissement|problème)s?|"
         r"ne (?:remonte|signale|trouve|dit|affiche) (?:plus )?rien|ne (?:se plaint|râle|bronche) plus|"
-        r"ne (?:se plaint|râle|bronche) pas"
+        r"ne (?:se plaint|râle|bronche) pas|code de sortie 0|(?:est|reste) (?:muet|silencieux)"
     ),
-    self_claim=W(r"je l'ai (?:\w+ )?testée?|fait et testé|testé et validé|testé à fond")
+    self_claim=W(r"je l'ai (?:\w+ )?testée?|fait et testé|testé et validé|testé à fond|j['’]ai testé")
     + r"|^(?:testé|vérifié|validé)(?= (?:en local|localement|à la main|manuellement)\b)",
     negation=W(r"ne|n'|pas|jamais|aucun|aucune|plus|sans|non|ni"),
     failure=W(r"échou(?:e|ent|é|ait|aient)|échecs?|cassée?s?|plante|erreurs?|expire|timeout|rouge"),
@@ -50,6 +50,8 @@ LEXICON = Lexicon(
     ),
     question=W(r"est-ce que"),
     reported=W(
+        r"(?:marqué|marquée|signalé|signalée|affiché|affichée|indiqué|indiquée|noté|notée)(?: comme)?|"
+        r"(?:sur|dans) (?:ta|votre|la) capture|"
         r"sur la branche `·+`|sur une autre branche|relecteur|relectrice|indique que|chez (?:lui|elle|eux|toi|vous)|"
         r"de son côté|collègue|quelqu'un|d'après|"
         r"selon|a dit|dit que|disent|l'utilisateur|hier|la semaine dernière|"
@@ -59,7 +61,7 @@ LEXICON = Lexicon(
     ),
     present=W(
         r"maintenant|désormais|à présent|après (?:le|la|mon|ma|ce|cette|les|mes) (?:correctifs?|corrections?|"
-        r"modifications?|changements?|fix|relance)|cette fois|à la relance|en relançant"
+        r"modifications?|changements?|fix|relance)|cette fois|à la relance|en relançant|relancée?s?|après relance"
     ),
     superseded=W(
         r"(?:puis|ensuite|depuis|après coup),? j'ai (?:aussi |encore )?(?:modifié|changé|retouché|refactoré|réécrit|"

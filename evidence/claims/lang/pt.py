@@ -9,12 +9,12 @@ LEXICON = Lexicon(
         "lint": W(r"linter|lint|estilo|formatação"),
         "typecheck": W(r"tipos|tipagem|checagem de tipos|verificação de tipos|typecheck"),
         "build": W(r"compilação|build"),
-        "check": W(r"tudo|verificações|checagens|ci"),
+        "check": W(r"tudo|verificações|checagens|checks|ci"),
     },
     success=W(
         r"\d+ ok|\d+ passaram|passam|passa|passaram|passou|passando|passado|verdes?|limp[oa]s?|bem-sucedid[oa]s?|"
         r"com sucesso|"
-        r"sucesso|compila|compilou|funciona|ok|a passar"
+        r"sucesso|compila|compilou|funciona|ok|a passar|(?:tudo )?verdinh[oa]s?"
     ),
     implies={"build": W(r"compila|compilou")},
     pseudo=W(
@@ -23,7 +23,7 @@ LEXICON = Lexicon(
         r"nenhum erro|"
         r"sem nenhum (?:erro|aviso|problema)|zero (?:erros|falhas)|nenhum teste falha|(?:0|zero) (?:erros?|falhas?)|"
         r"(?:não )?(?:apareceu|houve|deu|teve) (?:nenhum erro|erro nenhum|nenhuma falha|falha nenhuma)|erro nenhum|"
-        r"falha nenhuma"
+        r"falha nenhuma|não reclamou(?: de nada)?|nenhum apontamento|código de saída 0"
     ),
     self_claim=W(r"testei|feito e testado|testado e funcionando|verificado e funcionando|fiz um smoke test")
     + r"|^(?:testado|verificado|validado)(?= (?:localmente|em local|na mão|manualmente|em|no|na|com)\b)",
@@ -45,6 +45,7 @@ LEXICON = Lexicon(
         r"para (?:verificar|confirmar|garantir|conferir|ver) (?:que|se)"
     ),
     reported=W(
+        r"(?:marcad[oa]|reportad[oa]|registrad[oa]) como|n[oa] (?:seu|sua|teu|tua)? ?(?:print|captura)|"
         r"n[oa] (?:branch|ramo) `·+`|em outr[oa] (?:branch|ramo)|colega|alguém|segundo|de acordo com|disse|diz|dizem|"
         r"o usuário|ontem|ontem à noite|na sua máquina|"
         r"(?:você|tu) (?:comentou|disse|mencionou|comentaste|disseste)|semana passada|na semana passada|"
@@ -53,7 +54,8 @@ LEXICON = Lexicon(
     ),
     present=W(
         r"agora|já|após (?:a|o|minha|meu) (?:correção|mudança|alteração|ajuste|fix)|"
-        r"depois d[ao] (?:correção|mudança|alteração|ajuste|fix)|desta vez|nesta execução"
+        r"depois d[ao] (?:correção|mudança|alteração|ajuste|fix)|desta vez|nesta execução|na segunda execução|"
+        r"rodei de novo|rodei novamente|rodando de novo|ao rodar de novo"
     ),
     superseded=W(
         r"(?:depois|em seguida|desde então|mais tarde),? (?:eu )?(?:mudei|alterei|modifiquei|mexi|refatorei|"
