@@ -503,6 +503,20 @@ class Reader:
                     into.ignored += 1
                     continue
                 writes = self._configured_to_write(identified, tokens, rel)
+                # output redirected over a file of the repository (`> docs/cli.md`) rewrites it; into a file a run
+                # makes (`> tmp.out`) it is a by-product
+                tracked = next(
+                    (
+                        t
+                        for t in command.writes_to
+                        if rel is not None
+                        and not t.startswith(("/", "$", "~"))
+                        and self.c.is_file(posixpath.normpath(posixpath.join(rel, t)))
+                    ),
+                    None,
+                )
+                if writes is None and tracked is not None:
+                    writes = f"`{command.text}` writes its output over `{tracked}`, a file of the repository"
                 if writes is not None:
                     into.effect = _worse(into.effect, NotEvidence(writes, "writes"))
                     continue
@@ -518,6 +532,11 @@ class Reader:
                     )
                     into.runs.append(replace(run, covers=identified.covers) if identified.covers else run)
                 continue
+            if tokens[:1] == ("rm",) and rel is not None:
+                removed = self._removes_tracked(tokens[1:], rel)
+                if removed is not None:
+                    into.effect = _worse(into.effect, NotEvidence(f"`{command.text}` deletes {removed}", "writes"))
+                continue  # removing what a run made (`rm -rf build`, `rm -r test/dest`) is cleaning up
             if (tokens and is_plain_utility(tokens[0])) or argv[:1] in (("set",), ("source",), (".",), ("exit",)):
                 continue
             if self._told_to_write(tokens, command, into):
@@ -535,6 +554,29 @@ class Reader:
         if not any(self.c.tool_settings.get(f"{place}:ruff.fix") for place in places):
             return None
         return f"`{join_words(tokens)}` rewrites files: the ruff configuration sets fix = true"
+
+    def _removes_tracked(self, args: tuple[str, ...], cwd: str) -> str | None:
+        """What of the repository's own files an `rm` deletes (`rm testdata/*.golden`), or None when it removes
+        only what is not there in a checkout (build output, a run's leftovers) or cannot be told (`rm -rf $DIR`)."""
+        for arg in args:
+            if arg.startswith("-") or "$" in arg or arg.startswith(("/", "~")):
+                continue
+            rel = posixpath.normpath(posixpath.join(cwd, arg))
+            if rel.startswith("..") or rel == ".":
+                return f"`{arg}`" if rel == "." else None
+            if any(ch in arg for ch in "*?["):
+                parent = posixpath.dirname(rel) or "."
+                pattern = posixpath.basename(rel)
+                if any(ch in parent for ch in "*?[") or not self.c.is_dir(parent):
+                    continue
+                import fnmatch
+
+                hits = [name for name in self.c.listdir(parent)[:_MAX_LISTED] if fnmatch.fnmatchcase(name, pattern)]
+                if hits:
+                    return f"files of the repository (`{arg}`)"
+            elif self.c.is_file(rel) or self.c.is_dir(rel):
+                return f"`{arg}`, part of the repository"
+        return None
 
     def _configured_kind(self, found: Identified, tokens: tuple[str, ...], cwd: str | None) -> Identified:
         """`tsc` builds unless its project says `"noEmit": true` (followed through `extends`): then it only checks
@@ -845,6 +887,7 @@ class Decided:
         return _TIERS[self.candidate.origin]
 
 
+_MAX_LISTED = 2000  # names of one directory looked at for an `rm` glob
 _SCRIPT_INTERPRETERS = frozenset(
     {"node", "python", "python3", "ruby", "perl", "php", "bash", "sh", "tsx", "ts-node", "bun"}
 )
@@ -1237,8 +1280,9 @@ def _parts(groups: list[Group], reader: Reader) -> list[Group]:
                 runs |= named[j] - other_kinds
             # it runs this check and more; or this one runs a part of what it runs (`spec` ⊂ `all_specs`); or,
             # where neither body can be read, this one is named as a variant of it (`make test_classic`)
+            own = {key for key, _ in runs_of[i]}  # what this one runs itself is no "more" (`X=1 pnpm test:ci`)
             if (
-                (runs & keys[i] and runs - keys[i] - keys[j])
+                (runs & keys[i] and runs - keys[i] - keys[j] - own)
                 or (direct[i] and direct[j] and direct[i] < direct[j])
                 or _opaque_variant(candidate, other)
             ):

@@ -695,12 +695,15 @@ def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path |
             runner=runner.label if runner else command.command,
             narrowed_by=tuple(narrowing),
         )
-    suite_check = _suite_check(runner, invocation, declared) if runner is not None else None
-    if suite_check is not None and runner is not None:
+    found_suite = _suite_check(runner, invocation, declared) if runner is not None else None
+    if found_suite is not None and runner is not None:
         # `pytest tests/test_x.py` where `make test` runs pytest: the project's own suite, on a part of it.
         # The whole suite by another runner of it (`cargo nextest run` where the check is `cargo test`) is the check.
+        suite_check, below = found_suite
         args = invocation.tokens[runner.head :]
         narrowing = narrowing_of(args, arguments_of, invocation.cwd, root).reasons
+        if below:
+            narrowing.insert(0, f"in `{cwd_text}`, a part of the project")
         whole = not narrowing and not invocation.wrapper_args and _bare_suite(suite_check, runner, args, declared, root)
         return Match(
             canonical_command=_display(invocation.tokens),
@@ -752,20 +755,24 @@ def _receiver(command: VerifyCommand, passed: tuple[str, ...]) -> Identified | N
     return base if isinstance(base, Identified) else None
 
 
-def _suite_check(runner: Identified, invocation: Invocation, declared: tuple[_Declared, ...]) -> VerifyCommand | None:
-    """The project's check whose own tool this run is (at the same place)."""
+def _suite_check(
+    runner: Identified, invocation: Invocation, declared: tuple[_Declared, ...]
+) -> tuple[VerifyCommand, bool] | None:
+    """The project's check whose own tool this run is, at the same place or, a part of it, below it (`cargo t` in
+    one crate of the workspace); and whether it ran below."""
     suite = suite_of(runner)
+    below: VerifyCommand | None = None
     for candidate in declared:
         command = candidate.command
         same_kind = command.kind == runner.kind or (command.kind == "test" and "test" in runner.covers)
-        if (
-            candidate.role == "check"
-            and suite in command.suites
-            and same_kind
-            and candidate.invocations[0].cwd == invocation.cwd
-        ):
-            return command
-    return None
+        if candidate.role != "check" or suite not in command.suites or not same_kind:
+            continue
+        place, here = candidate.invocations[0].cwd, invocation.cwd
+        if place == here:
+            return command, False
+        if below is None and runner.kind == "test" and place is not None and here is not None and place in here.parents:
+            below = command  # the suite run from inside it runs what lies below (a build tree is no part: not builds)
+    return (below, True) if below is not None else None
 
 
 def _bare_suite(

@@ -582,6 +582,7 @@ class ScriptCommand:
     piped: bool = False
     background: bool = False
     source: str = ""  # the command as written (quotes, `$(…)` and all), on one line
+    writes_to: tuple[str, ...] = ()  # files its output is redirected into (`> types.txt`; never /dev/*, `>&2`)
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -645,8 +646,10 @@ def _read_script_tokens(tokens: list[_Token], sources: list[str]) -> list[Script
     piped = False
     case_depth = 0
 
+    outputs: list[str] = []
+
     def flush(op: str) -> None:
-        nonlocal words, piped, spans
+        nonlocal words, piped, spans, outputs
         if words and not skipping:
             commands.append(
                 ScriptCommand(
@@ -656,19 +659,26 @@ def _read_script_tokens(tokens: list[_Token], sources: list[str]) -> list[Script
                     piped=piped or op in ("|", "|&"),
                     background=op == "&",
                     source=_written(spans),
+                    writes_to=tuple(outputs),
                 )
             )
         words = []
         spans = []
+        outputs = []
         piped = op in ("|", "|&")
 
     redirect_target = False
+    into_file = False  # the redirection sends output into its target (`>`, `>>`, `&>`, `>|`)
     for token, source in zip(tokens, sources, strict=True):
         if token.kind == "redir":
             redirect_target = True  # its target is not an argument
+            into_file = token.text in (">", ">>", "&>", "&>>", ">|")
             continue
         if token.kind == "word" and redirect_target:
             redirect_target = False
+            target = token.word.text if token.word is not None else token.text
+            if into_file and not target.startswith(("/dev/", "&")) and target not in ("-",):
+                outputs.append(target)
             continue
         redirect_target = False
         if token.kind == "word" and token.word is not None:

@@ -316,7 +316,7 @@ def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, 
                 cwd = _directory(c, prose, base) or heading_dir or base
                 lines = [line.replace("\\", "/") for line in block.lines] if powershell else list(block.lines)
                 for command, comment in _block_commands(lines):
-                    found.append((command, cwd, bool(_FULL_SAID.search(comment or prose))))
+                    found.append((command, cwd, bool(_FULL_SAID.search(comment) or _FULL_SAID.search(prose))))
         else:
             for line in block.text.splitlines():
                 if line.startswith("$ "):  # a shell session written as a paragraph
@@ -331,12 +331,21 @@ def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, 
                     found.append((inline, where, bool(_FULL_SAID.search(block.text))))
             if block.text.strip():
                 prose = block.text
-    # a folder is never a command (`tests/` in a picture of the tree)
+    # a folder is never a command (`tests/` in a picture of the tree, a fixture's path shown as an example)
     return [
         (command, cwd, emphasis)
         for command, cwd, emphasis in found
-        if command and len(command) < 200 and not command.split()[0].endswith("/")
+        if command and len(command) < 200 and not _is_folder(c, command.split()[0], cwd)
     ]
+
+
+def _is_folder(c: Collector, word: str, cwd: str) -> bool:
+    if word.endswith("/"):
+        return True
+    if "/" not in word or word.startswith(("/", "$", "~", "-")):
+        return False
+    rel = word.removeprefix("./") if cwd == "." else f"{cwd}/{word.removeprefix('./')}"
+    return not rel.startswith("..") and c.is_dir(rel)
 
 
 def _is_script(c: Collector, word: str, base: str) -> bool:

@@ -147,10 +147,40 @@ def script_command(manager: str, script: str) -> tuple[str, tuple[str, ...]]:
             return "npm test", ("npm run test", "npm t")
         return f"npm run {script}", ("npm run-script " + script,)
     if manager == "yarn":
+        from freshpass.facts.tools.wrappers import DIRECT_BINARIES
+
+        if script in _YARN_COMMANDS or script in DIRECT_BINARIES:
+            return f"yarn run {script}", ()  # `yarn install` is yarn's own command, whatever the scripts say
         return f"yarn {script}", (f"yarn run {script}",)
     if script == "test":
         return "pnpm test", ("pnpm run test",)
+    if script in _PNPM_COMMANDS:
+        return f"pnpm run {script}", ()  # `pnpm ci` is pnpm's own (unimplemented) command, not the script
+    from freshpass.facts.tools.wrappers import DIRECT_BINARIES
+
+    if script in DIRECT_BINARIES:
+        return f"pnpm run {script}", ()  # `pnpm tsc` reads as the tool run directly (`pnpm exec tsc`)
     return f"pnpm run {script}", (f"pnpm {script}",)
+
+
+# The managers' own commands: a script of one of these names runs only as `… run NAME`.
+_PNPM_COMMANDS = frozenset(
+    {
+        "add", "install", "i", "update", "up", "upgrade", "remove", "rm", "uninstall", "un", "link", "ln", "unlink",
+        "import", "rebuild", "rb", "prune", "fetch", "patch", "patch-commit", "audit", "list", "ls", "outdated", "why",
+        "licenses", "publish", "pack", "exec", "dlx", "create", "init", "run", "store", "env", "setup", "deploy",
+        "doctor", "config", "c", "root", "bin", "server", "ci", "cache", "self-update", "approve-builds",
+        "ignored-builds",
+    }
+)  # fmt: skip
+_YARN_COMMANDS = frozenset(
+    {
+        "add", "install", "remove", "upgrade", "upgrade-interactive", "info", "why", "publish", "pack", "init", "link",
+        "unlink", "config", "cache", "audit", "global", "import", "licenses", "list", "outdated", "owner", "policies",
+        "team", "tag", "versions", "workspace", "workspaces", "bin", "autoclean", "create", "exec",
+        "generate-lock-entry", "help", "login", "logout", "node", "dlx", "plugin", "set", "up",
+    }
+)  # fmt: skip
 
 
 def read_deno(c: Collector, package: Package) -> None:

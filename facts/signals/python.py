@@ -638,11 +638,49 @@ def _constant_strings(node: ast.expr | None) -> list[str]:
     return []
 
 
+def _call_lines(body: ast.AST, owner: _Session, helpers: dict[str, ast.FunctionDef], depth: int = 0) -> None:
+    """The command lines `body` spells, in order, into `owner`: its `*.run(...)` calls with constant words, what
+    `shutil.rmtree`/`os.remove` delete (as `rm -rf PATH`), and the lines of the noxfile's own helper functions it
+    calls (`git_clone(session, url)`), followed a few levels deep."""
+    for inner in ast.walk(body):
+        if not isinstance(inner, ast.Call):
+            continue
+        func = inner.func
+        if isinstance(func, ast.Name) and func.id in helpers and depth < 3:
+            _call_lines(helpers[func.id], owner, {k: v for k, v in helpers.items() if k != func.id}, depth + 1)
+            continue
+        if not isinstance(func, ast.Attribute):
+            continue
+        if func.attr in ("rmtree", "remove", "unlink") and inner.args:
+            target = inner.args[0]
+            if isinstance(target, ast.Constant) and isinstance(target.value, str):
+                owner.lines.append(f"rm -rf {_quote(target.value)}")
+            continue
+        if func.attr != "run":
+            continue
+        words: list[str] = []
+        for arg in inner.args:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                words.append(arg.value)
+            elif isinstance(arg, ast.Starred):
+                continue  # `*session.posargs`: the person's own arguments
+            else:
+                owner.complete = False
+                words.append("$ARG")
+        if words:
+            owner.lines.append(" ".join(_quote(w) for w in words))
+
+
 def _nox_sessions(tree: ast.Module) -> tuple[list[_Session], list[str] | None]:
     """Each session (its name, the command lines its `session.run(...)` calls spell with constant strings, its
     Pythons) and `nox.options.sessions` when the noxfile sets which sessions bare `nox` runs."""
     sessions: list[_Session] = []
     defaults: list[str] | None = None
+    helpers = {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and not any(_decorator_session(d)[0] for d in node.decorator_list)
+    }
     for node in tree.body:
         if isinstance(node, ast.Assign):
             for target in node.targets:
@@ -670,22 +708,7 @@ def _nox_sessions(tree: ast.Module) -> tuple[list[_Session], list[str] | None]:
                     session.pythons = _constant_strings(keyword.value)
                 elif keyword.arg == "default" and isinstance(keyword.value, ast.Constant):
                     session.default = bool(keyword.value.value)
-            for inner in ast.walk(node):
-                if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)):
-                    continue
-                if inner.func.attr != "run":
-                    continue
-                words: list[str] = []
-                for arg in inner.args:
-                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                        words.append(arg.value)
-                    elif isinstance(arg, ast.Starred):
-                        continue  # `*session.posargs`: the person's own arguments
-                    else:
-                        session.complete = False
-                        words.append("$ARG")
-                if words:
-                    session.lines.append(" ".join(_quote(w) for w in words))
+            _call_lines(node, session, helpers)
             sessions.append(session)
             break
     return sessions, defaults

@@ -14,6 +14,7 @@ from .base import (
     opts,
     prints,
     publishes,
+    system,
     tool,
     watches,
     writes,
@@ -218,7 +219,7 @@ def _browser_tests(tokens: tuple[str, ...]) -> Identification:
     if sub in ("open", "show-report", "codegen"):
         return watches(f"`{tokens[0]} {sub}` opens an interactive window")
     if sub == "install":
-        return prints(f"`{tokens[0]} install` installs browsers")
+        return system(f"`{tokens[0]} install` downloads and installs browsers")
     return None
 
 

@@ -106,6 +106,11 @@ _UPDATES_FILES = lazy(
 )
 
 
+@tool("http.server")
+def _http_server(tokens: tuple[str, ...]) -> Identification:
+    return watches("`python -m http.server` serves files until stopped: a server is not a check")
+
+
 @tool("pytest-watch", "ptw")
 def _pytest_watch(tokens: tuple[str, ...]) -> Identification:
     return watches(f"{tokens[0]} never finishes: a watcher is not a check")

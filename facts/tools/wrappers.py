@@ -150,6 +150,9 @@ _TOOL_NAMES = _opts(
     "jest vitest mocha eslint prettier tsc vue-tsc biome stylelint playwright cypress ava tap "
     "c8 nyc ts-node tsx oxlint xo standard turbo nx"
 )
+# The binaries `yarn NAME` / `pnpm NAME` are read as running directly: a script of one of these names is spelled
+# with `run` only, or its shorthand would read as the tool (`pnpm tsc` for a script "tsc": "tsc --noEmit").
+DIRECT_BINARIES = _TOOL_NAMES
 
 
 def normalise(words: tuple[str, ...], cwd: Path | None, root: Path | None = None) -> list[Invocation] | Rejected | None:

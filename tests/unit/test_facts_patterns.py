@@ -723,6 +723,95 @@ CASES: dict[str, Case] = {
         not_proposed=["pnpm run generate:types"],
         lines=[("pnpm check", "packages/lib", True, "full"), ("pnpm generate:types", "packages/lib", False, None)],
     ),
+    "a-nox-session-that-clones-through-a-helper-and-one-that-serves": Case(
+        files={
+            "pyproject.toml": "[project]\nname = 'x'\n",
+            "tests/test_x.py": "def test_x():\n    pass\n",
+            "noxfile.py": (
+                "import shutil\nimport nox\n\n\ndef git_clone(session, url):\n"
+                "    session.run('git', 'clone', '--depth', '1', url, external=True)\n\n\n"
+                "@nox.session\ndef test(session):\n    session.install('.')\n    session.run('pytest')\n\n\n"
+                "@nox.session\ndef downstream_requests(session):\n"
+                "    git_clone(session, 'https://github.com/psf/requests')\n"
+                "    session.run('pytest', 'tests')\n\n\n"
+                "@nox.session\ndef console(session):\n"
+                "    session.run('python', '-m', 'http.server', '-d', 'dist')\n\n\n"
+                "@nox.session\ndef docs(session):\n    shutil.rmtree('_build')\n"
+                "    session.run('sphinx-build', '-W', 'docs', '_build')\n\n\n"
+                "@nox.session\ndef regen(session):\n    shutil.rmtree('tests/golden')\n"
+                "    session.run('pytest', '--regen')\n"
+            ),
+            "tests/golden/a.txt": "a\n",
+        },
+        primary={"test": "nox -s test"},
+        # removing what a run makes (`_build`) is cleaning up; removing the repository's own files is writing
+        not_proposed=["nox -s downstream_requests", "nox -s console", "nox -s regen"],
+        lines=[("nox -s test", ".", True, "full"), ("nox -s downstream_requests", ".", False, None)],
+    ),
+    "package-scripts-named-like-the-managers-commands-or-a-tool": Case(
+        files={
+            "package.json": json.dumps(
+                {
+                    "packageManager": "pnpm@9.0.0",
+                    "scripts": {
+                        "ci": "pnpm typecheck && pnpm test:ci",
+                        "tsc": "tsc --noEmit",
+                        "build": "tsc",
+                        "test": "pnpm --filter unit test",
+                        "test:ci": "CI=true pnpm -r --filter './test/*' run test",
+                        "test:ecosystem-ci": "ECOSYSTEM_CI=true pnpm test:ci",
+                        "typecheck": "tsc -p tsconfig.check.json --noEmit",
+                        "docs:cli": "node bin/cli.js --help > docs/cli.md",
+                    },
+                }
+            ),
+            "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
+            "docs/cli.md": "# CLI\n",
+            "CONTRIBUTING.md": "## Tests\n\n- `pnpm run test:ci` to run all the suite\n",
+        },
+        # `X=1 pnpm test:ci` runs test:ci and nothing more: not a wider check it would be a part of
+        primary={"test": "pnpm run test:ci", "typecheck": "pnpm run typecheck"},
+        not_proposed=["pnpm ci", "pnpm run docs:cli"],
+        lines=[
+            ("pnpm run test:ci", ".", True, "full"),
+            ("pnpm run ci", ".", True, "full"),
+            ("pnpm run tsc", ".", True, "full"),
+            ("tsc", ".", True, "full"),  # the build's own command, not the `tsc` script's `tsc --noEmit`
+        ],
+    ),
+    "a-guide-whose-all-tests-heading-names-the-suite-under-a-timing-comment": Case(
+        files={
+            "package.json": json.dumps({"scripts": {"test": "make test"}}),
+            "yarn.lock": "",
+            "Makefile": "test-cov:\n\tnode Makefile.js test-cov\n\ntest: lint test-only\n\n"
+            "test-only:\n\t./scripts/test.sh\n\nlint:\n\teslint .\n",
+            "Makefile.js": "// a build program\n",
+            "scripts/test.sh": '#!/bin/sh\nBABEL_ENV=test node scripts/run-tests.js "$@"\n',
+            "scripts/run-tests.js": "// the suite's driver\n",
+            "packages/x/test/fixtures/arrow/destructuring/input.js": "x\n",
+            "CONTRIBUTING.md": (
+                "#### All tests:\n\n```sh\n# ~13 sec on a laptop\n$ yarn jest\n```\n\n"
+                "For the following path:\n\n```sh\npackages/x/test/fixtures/arrow/destructuring\n```\n\n"
+                "#### Test coverage\n\n```sh\nmake test-cov\n```\n"
+            ),
+        },
+        primary={"test": "yarn jest"},
+        not_proposed=["packages/x/test/fixtures/arrow/destructuring"],
+    ),
+    "a-workspace-crates-tests-run-inside-the-crate": Case(
+        files={
+            "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n',
+            "crates/a/Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+            "crates/a/src/lib.rs": "",
+            "CONTRIBUTING.md": "## Tests\n\n```\ncargo test --workspace\n```\n",
+        },
+        primary={"test": "cargo test --workspace"},
+        lines=[
+            ("cargo t", "crates/a", True, "targeted"),
+            ("cargo test some_case", "crates/a", True, "targeted"),
+            ("cargo build", "crates/a", False, None),  # a build run inside is no part of the test suite
+        ],
+    ),
     "mix-alias-running-every-check": Case(
         files={
             "mix.exs": (
