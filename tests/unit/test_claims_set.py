@@ -39,7 +39,7 @@ def test_the_set_is_labelled_and_split_once() -> None:
 
 # Sealed batches written but not yet scored: they join the floors below at their one scoring, at the end of the
 # work they measure (scoring them on every test run would be scoring them before the end).
-UNSCORED: tuple[str, ...] = ("-b7-",)  # the seventh sealed batch, scored once at the end of its session
+UNSCORED: tuple[str, ...] = ()  # `-b7-` was scored once on 3 December 2026 (later session) and joined the floors
 
 
 def score(split: str) -> dict[str, tuple[int, int, int, int]]:
@@ -57,12 +57,12 @@ def score(split: str) -> dict[str, tuple[int, int, int, int]]:
     return {language: (tp, fp, fn, n) for language, (tp, fp, fn, n) in counts.items()}
 
 
-# The sealed rows (the first split and five batches written blind, docs/claims.md) as last scored, where they are
-# under the targets (precision 99%, recall 90%): the fresh batches (b4, b5, b6) brought most of these gaps. The floors
+# The sealed rows (the first split and six batches written blind, docs/claims.md) as last scored, where they are
+# under the targets (precision 99%, recall 90%): the fresh batches (b4 to b7) brought most of these gaps. The floors
 # guard that measurement against regressions; they are not a target the reader was tuned to, and the misses were
 # never read.
-VALIDATION_PRECISION = {"en": 0.98, "es": 0.91, "fr": 0.94, "ja": 0.96, "pt": 0.91, "ru": 0.93}
-VALIDATION_RECALL = {"en": 0.89, "fr": 0.88, "ja": 0.81, "ru": 0.82}
+VALIDATION_PRECISION = {"en": 0.98, "es": 0.89, "fr": 0.95, "ja": 0.93, "pt": 0.93, "ru": 0.95}
+VALIDATION_RECALL = {"en": 0.91, "ja": 0.89}
 
 
 def test_precision_and_recall_per_language_on_the_tuning_split() -> None:
