@@ -29,6 +29,7 @@ contributor runs, and what is set aside and why.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import posixpath
 import re
@@ -60,7 +61,7 @@ from freshpass.facts.tools import (
 )
 from freshpass.facts.tools import normalise as normalise_words
 from freshpass.facts.tools.base import TEST_DIRS
-from freshpass.facts.tools.generic import is_plain_utility
+from freshpass.facts.tools.generic import SCRIPT_SUFFIXES, is_plain_utility
 
 _TIERS: dict[Origin, int] = {"explicit": 0, "local": 1, "docs": 2, "tool": 3, "convention": 4, "ci": 5}
 _EXACT_NAMES: dict[Kind, frozenset[str]] = {
@@ -569,8 +570,6 @@ class Reader:
                 pattern = posixpath.basename(rel)
                 if any(ch in parent for ch in "*?[") or not self.c.is_dir(parent):
                     continue
-                import fnmatch
-
                 hits = [name for name in self.c.listdir(parent)[:_MAX_LISTED] if fnmatch.fnmatchcase(name, pattern)]
                 if hits:
                     return f"files of the repository (`{arg}`)"
@@ -584,18 +583,12 @@ class Reader:
         if found.runner.name != "tsc" or found.kind != "build" or cwd is None:
             return found
         args = tokens[1:]
-        project = next(
-            (
-                value
-                for index, token in enumerate(args)
-                for value in [
-                    args[index + 1] if token in ("-p", "--project") and index + 1 < len(args) else None,
-                    token.partition("=")[2] if token.startswith("--project=") else None,
-                ]
-                if value
-            ),
-            "tsconfig.json",
-        )
+        project = "tsconfig.json"
+        for index, token in enumerate(args):
+            if token in ("-p", "--project") and index + 1 < len(args):
+                project = args[index + 1]
+            elif token.startswith("--project="):
+                project = token.partition("=")[2]
         rel = posixpath.normpath(posixpath.join(cwd, project))
         if not rel.endswith(".json"):
             rel = posixpath.join(rel, "tsconfig.json")
@@ -898,10 +891,7 @@ def _runs_a_program_file(text: str) -> bool:
     words = text.split()
     while words and ("=" in words[0] or words[0] in _SCRIPT_INTERPRETERS):
         words = words[1:]
-    return bool(words) and ("/" in words[0] or bool(_SCRIPT_FILE.search(words[0]))) and not words[0].startswith("$")
-
-
-_SCRIPT_FILE = lazy(r"\.(?:js|mjs|cjs|ts|mts|py|rb|pl|php|sh)$")
+    return bool(words) and ("/" in words[0] or words[0].endswith(SCRIPT_SUFFIXES)) and not words[0].startswith("$")
 
 
 def decide(reader: Reader, candidate: Candidate) -> Decided:

@@ -46,6 +46,7 @@ from freshpass.facts.tools import (
     ran_no_tests,
     suite_of,
 )
+from freshpass.facts.tools.base import REWRITES_EXPECTATIONS
 
 __all__ = ["Classification", "Match", "classify", "ran_no_tests"]
 
@@ -735,9 +736,7 @@ def _match(invocation: Invocation, declared: tuple[_Declared, ...], root: Path |
 
 
 # Flags that turn a check into a writer, whatever tool they reach (`spin lint --fix`, `make test -- --update`).
-_WRITER_FLAGS = frozenset(
-    {"--fix", "--write", "--apply", "--update-snapshots", "--snapshot-update", "--accept", "--bless", "--overwrite"}
-)
+_WRITER_FLAGS = frozenset({"--fix", "--write", "--apply", "--accept", "--overwrite"}) | REWRITES_EXPECTATIONS
 
 
 def _receiver(command: VerifyCommand, passed: tuple[str, ...]) -> Identified | NotEvidence | None:

@@ -677,7 +677,7 @@ def _read_script_tokens(tokens: list[_Token], sources: list[str]) -> list[Script
         if token.kind == "word" and redirect_target:
             redirect_target = False
             target = token.word.text if token.word is not None else token.text
-            if into_file and not target.startswith(("/dev/", "&")) and target not in ("-",):
+            if into_file and not target.startswith(("/dev/", "&")) and target != "-":
                 outputs.append(target)
             continue
         redirect_target = False

@@ -77,9 +77,8 @@ def sentences(line: str) -> list[str]:
     masked = mask_code(line)
     cuts = [0]
     for found in _SENTENCE_END.finditer(masked):
-        if any(
-            ch.isalnum() for ch in line[cuts[-1] : found.start()]
-        ):  # "🟢 Tests …": a mark opening a line ends nothing
+        # "🟢 Tests …": a mark opening a line ends no sentence, there is none before it
+        if any(ch.isalnum() for ch in line[cuts[-1] : found.start()]):
             cuts.append(found.end())
     cuts.append(len(line))
     return [part for start, end in itertools.pairwise(cuts) if (part := line[start:end].strip())]
@@ -376,12 +375,8 @@ def _predicate(masked: str, start: int, end: int, patterns: Patterns, follows: b
     success predicate, or only a negated, cancelled or other-sense one."""
     pseudo = _spans(patterns["pseudo"], masked, start, end)
     other_sense = _spans(patterns["transitive"], masked, start, end)
-    if patterns["negated_success"].search(masked, start, end):
+    if _failure_said(masked, start, end, patterns, pseudo):
         return None
-    attributive = _spans(patterns["failure_attributive"], masked, start, end)
-    for failure in patterns["failure"].finditer(masked, start, end):
-        if not _inside(failure.start(), pseudo) and not _inside(failure.start(), attributive):
-            return None
     if patterns["partial"].search(masked, start, end) or _part_of_a_count(masked, start, end):
         return None
     successes = [
@@ -425,17 +420,23 @@ def _self_claims(
     return []
 
 
+def _failure_said(masked: str, start: int, end: int, patterns: Patterns, pseudo: list[tuple[int, int]]) -> bool:
+    """A negated success form ("通っていません") or a failure word in the clause that is neither part of a
+    pseudo-negation ("no failures") nor a test's old name ("the failing test")."""
+    if patterns["negated_success"].search(masked, start, end):
+        return True
+    attributive = _spans(patterns["failure_attributive"], masked, start, end)
+    return any(
+        not _inside(f.start(), pseudo) and not _inside(f.start(), attributive)
+        for f in patterns["failure"].finditer(masked, start, end)
+    )
+
+
 def _reports_failure(masked: str, start: int, end: int, patterns: Patterns, follows: bool) -> bool:
     """Does the clause say something fails: a failure word ("still fails", "timeout") or a success denied
     ("doesn't work", "ne marche pas", "動きません")?"""
     pseudo = _spans(patterns["pseudo"], masked, start, end)
-    if patterns["negated_success"].search(masked, start, end):
-        return True
-    attributive = _spans(patterns["failure_attributive"], masked, start, end)
-    if any(
-        not _inside(f.start(), pseudo) and not _inside(f.start(), attributive)
-        for f in patterns["failure"].finditer(masked, start, end)
-    ):
+    if _failure_said(masked, start, end, patterns, pseudo):
         return True
     successes = [span for span in _spans(patterns["success"], masked, start, end) if not _inside(span[0], pseudo)]
     negations = [span for span in _spans(patterns["negation"], masked, start, end) if not _inside(span[0], pseudo)]

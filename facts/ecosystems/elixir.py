@@ -146,9 +146,10 @@ def _read(c: Collector, package: Package) -> None:
         return
     read_conventions(c, package, ECOSYSTEM, manifest)
     text = c.read_text(manifest) or ""
-    if _EX_CHECK.search(text) and not any(name == "check" for name, _ in mix_aliases(text)):
+    aliases = mix_aliases(text)
+    if _EX_CHECK.search(text) and not any(name == "check" for name, _ in aliases):
         c.add(Candidate("mix check", package.cwd, manifest, "tool", kind="check", body=("mix check",)))
-    for name, body in mix_aliases(text):
+    for name, body in aliases:
         command, source = f"mix {name}", f"{manifest}#aliases.{name}"
         c.entry(command, package.cwd, source, body, name)
         c.add(Candidate(command, package.cwd, source, "local", name=name, body=body))

@@ -40,7 +40,7 @@ def _rebar3(tokens: tuple[str, ...]) -> Identification:
         return Identified(REBAR3_TEST, head, "typecheck" if args[0] == "dialyzer" else "lint", f"rebar3 {args[0]}")
     if args[:1] == ("fmt",):  # the erlfmt plugin
         return formatter("rebar3 fmt", args[1:], check=("--check", "-c"), write=("--write", "-w"), head=head)
-    if args[:1] in (("hex",), ("publish",)) and (args[:2] == ("hex", "publish") or args[0] == "publish"):
+    if args[:2] == ("hex", "publish") or args[:1] == ("publish",):
         return publishes("`rebar3 hex publish` publishes to hex.pm")
     if args[:1] == ("compile",):
         return Identified(REBAR3_TEST, head, "build", "rebar3 compile")

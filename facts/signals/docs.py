@@ -326,7 +326,6 @@ def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, 
                 # a lone word in backticks names a tool (`tox`, `typos`), but a path to one of the project's
                 # executable scripts (`script/cucumber`) is that script run
                 if (" " in inline or _is_script(c, inline, base)) and len(inline) <= 120:
-                    # a lone word in backticks names a tool (`tox`, `typos`); it is not an instruction
                     where = _directory(c, block.text, base) or heading_dir or base
                     found.append((inline, where, bool(_FULL_SAID.search(block.text))))
             if block.text.strip():
@@ -339,20 +338,25 @@ def _commands(c: Collector, blocks: list[_Block], base: str) -> list[tuple[str, 
     ]
 
 
+def _repository_path(word: str, base: str) -> str | None:
+    """The root-relative path a word of a document names from `base` (`script/test`, `./bin/x`), or None when it
+    names no path inside the repository (a word, an option, a variable, an absolute or parent path)."""
+    if "/" not in word or word.startswith(("/", "$", "~", "-", "..")):
+        return None
+    word = word.removeprefix("./")
+    return word if base == "." else f"{base}/{word}"
+
+
 def _is_folder(c: Collector, word: str, cwd: str) -> bool:
-    if word.endswith("/"):
-        return True
-    if "/" not in word or word.startswith(("/", "$", "~", "-")):
-        return False
-    rel = word.removeprefix("./") if cwd == "." else f"{cwd}/{word.removeprefix('./')}"
-    return not rel.startswith("..") and c.is_dir(rel)
+    rel = _repository_path(word, cwd)
+    return word.endswith("/") or (rel is not None and c.is_dir(rel))
 
 
 def _is_script(c: Collector, word: str, base: str) -> bool:
     """Is `word` the path of an executable file of the repository (`script/cucumber`, `./bin/test`)?"""
-    if "/" not in word or word.startswith(("/", "-", "$", "..")) or word.endswith("/"):
+    rel = _repository_path(word, base)
+    if rel is None or word.endswith("/"):
         return False
-    rel = word.removeprefix("./") if base == "." else f"{base}/{word.removeprefix('./')}"
     try:
         return c.is_file(rel) and bool(c.path(rel).stat().st_mode & 0o111)
     except (OSError, ValueError):

@@ -10,6 +10,7 @@ from typing import Any
 
 from freshpass.facts.ecosystems import registry
 from freshpass.facts.model import Kind
+from freshpass.facts.tools.wrappers import DIRECT_BINARIES
 
 from .base import Candidate, Collector, Package, under
 
@@ -147,19 +148,14 @@ def script_command(manager: str, script: str) -> tuple[str, tuple[str, ...]]:
             return "npm test", ("npm run test", "npm t")
         return f"npm run {script}", ("npm run-script " + script,)
     if manager == "yarn":
-        from freshpass.facts.tools.wrappers import DIRECT_BINARIES
-
         if script in _YARN_COMMANDS or script in DIRECT_BINARIES:
             return f"yarn run {script}", ()  # `yarn install` is yarn's own command, whatever the scripts say
         return f"yarn {script}", (f"yarn run {script}",)
     if script == "test":
         return "pnpm test", ("pnpm run test",)
-    if script in _PNPM_COMMANDS:
-        return f"pnpm run {script}", ()  # `pnpm ci` is pnpm's own (unimplemented) command, not the script
-    from freshpass.facts.tools.wrappers import DIRECT_BINARIES
-
-    if script in DIRECT_BINARIES:
-        return f"pnpm run {script}", ()  # `pnpm tsc` reads as the tool run directly (`pnpm exec tsc`)
+    if script in _PNPM_COMMANDS or script in DIRECT_BINARIES:
+        # `pnpm ci` is pnpm's own (unimplemented) command; `pnpm tsc` reads as the tool run directly
+        return f"pnpm run {script}", ()
     return f"pnpm run {script}", (f"pnpm {script}",)
 
 

@@ -198,22 +198,19 @@ def identify(tokens: tuple[str, ...]) -> Identification:
     if asks_help and head not in _HELP_IS_A_NAME:
         return prints(f"`{head}` with help/version arguments only prints")
     found = _BY_HEAD.get(head)
-    result = found(tokens) if found is not None else None
-    for candidate in () if found is not None else (*_FALLBACKS, *_LAST_RESORT):
-        result = candidate(tokens)
-        if result is not None:
-            break
-    if isinstance(result, Identified) and result.kind == "test" and has(args, *_REWRITES_EXPECTATIONS):
-        return writes(
-            f"`{result.label} {next(a for a in args if a.split('=')[0] in _REWRITES_EXPECTATIONS)}` "
-            "rewrites the expected outputs"
-        )
+    if found is not None:
+        result = found(tokens)
+    else:
+        result = next((r for candidate in (*_FALLBACKS, *_LAST_RESORT) if (r := candidate(tokens)) is not None), None)
+    rewriting = next((a for a in args if a.split("=", 1)[0] in REWRITES_EXPECTATIONS), None)
+    if isinstance(result, Identified) and result.kind == "test" and rewriting is not None:
+        return writes(f"`{result.label} {rewriting}` rewrites the expected outputs")
     return result
 
 
 # Options that make any test runner rewrite its expected outputs instead of checking them (pest, jest, vitest,
 # playwright, golden-file helpers); runners with their own writer options say so in their own module too.
-_REWRITES_EXPECTATIONS = opts(
+REWRITES_EXPECTATIONS = opts(
     "--update-snapshots --update-snapshot --snapshot-update --update-goldens --update-golden --update-golden-files "
     "--bless --force-regen"
 )

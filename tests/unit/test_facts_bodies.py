@@ -188,3 +188,36 @@ def test_reading_arbitrary_text_never_raises(tmp_path_factory: pytest.TempPathFa
     reader = Reader(Collector(root))
     reader.analyse(Candidate("x", ".", "x", "local", body=(text,)))
     script_commands(text)
+
+
+@pytest.mark.parametrize(
+    ("line", "effect"),
+    [
+        ("rm -rf build && pytest", None),  # what a run makes, absent from a checkout: cleaning up
+        ("rm -r test/dest; pytest", None),
+        ("rm testdata/*.golden && pytest", "writes"),  # the repository's own files
+        ("rm -f docs/cli.md", "writes"),
+        ("rm -rf $OUT && pytest", None),  # cannot be told
+        ("tsc --noEmit --listFiles > docs/cli.md", "writes"),  # output over a tracked file
+        ("tsc --noEmit --explainFiles > explain.txt", None),  # a by-product next to the tree
+        ("pytest > /dev/null 2>&1", None),
+    ],
+)
+def test_removing_or_overwriting_the_repositorys_own_files_writes(
+    tmp_path: Path, line: str, effect: str | None
+) -> None:
+    (tmp_path / "testdata").mkdir()
+    (tmp_path / "testdata" / "a.golden").write_text("a\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "cli.md").write_text("# cli\n")
+    assert read(tmp_path, line)[1] == effect
+
+
+def test_a_served_directory_and_a_browser_download_are_no_checks(tmp_path: Path) -> None:
+    runs, effect = read(tmp_path, "python -m http.server -d dist")
+    assert (runs, effect) == ([], "watches")
+    reader = Reader(Collector(tmp_path))
+    analysis = reader.analyse(
+        Candidate("x", ".", "x", "local", body=("npx playwright install && npx playwright test",))
+    )
+    assert analysis.installs == ["npx playwright install"]
